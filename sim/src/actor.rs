@@ -1,0 +1,160 @@
+//! Actors: simulated threads, each on its own stackful coroutine.
+//!
+//! Invariants:
+//! - Only the engine switches between coroutines, and only at a scheduling
+//!   point (`rt::step*`), at an actor's start or at its end.
+//! - `ready` points at a closure on the actor's own stack; it is set only
+//!   while the actor is suspended inside `rt::step_when` and cleared before
+//!   that call returns, so the pointer is valid whenever it is set.
+//! - Stacks come from a [`StackPool`] and go back to it when the coroutine
+//!   is done, so executions do not map and unmap stacks.
+
+use std::any::Any;
+use std::collections::HashMap;
+
+use corosensei::stack::{DefaultStack, Stack};
+use corosensei::{Coroutine, Yielder};
+
+use crate::strategy::Pending;
+
+/// What the engine passes to an actor's coroutine when it resumes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Resume {
+    /// Go on: you were chosen.
+    Run,
+    /// The execution is over: unwind so destructors run.
+    Teardown,
+}
+
+/// What an actor's coroutine hands back when it suspends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Suspend {
+    /// It reached its first visible operation after being spawned.
+    Started,
+    /// It made a scheduling decision; `Execution::next` says who runs.
+    Switch,
+    /// During teardown it reached an operation that cannot proceed; the
+    /// engine gives up on unwinding it.
+    Stuck,
+}
+
+pub(crate) type Co = Coroutine<Resume, Suspend, (), DefaultStack>;
+pub(crate) type ActorYielder = Yielder<Resume, Suspend>;
+
+/// The panic payload that unwinds an actor at teardown.
+#[derive(Debug)]
+pub(crate) struct TeardownSignal;
+
+/// Where an actor is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Spawned; runs up to its first visible operation, then suspends.
+    Starting,
+    /// Announced `pending` and waits to be chosen.
+    Waiting,
+    /// Chosen; runs until its next visible operation.
+    Running,
+    /// Its closure returned or unwound.
+    Finished,
+}
+
+/// The engine's record of one actor.
+pub(crate) struct Actor {
+    pub(crate) name: Option<String>,
+    pub(crate) status: Status,
+    pub(crate) pending: Option<Pending>,
+    /// Whether `pending` can proceed; `None` means always.
+    pub(crate) ready: Option<*const (dyn Fn() -> bool + 'static)>,
+    pub(crate) co: Option<Co>,
+    pub(crate) yielder: *const ActorYielder,
+    /// Whether its last executed step was a yield.
+    pub(crate) yielded: bool,
+    /// `thread_local!` values of this actor, keyed by the key's address.
+    pub(crate) locals: HashMap<usize, Box<dyn Any>>,
+}
+
+impl std::fmt::Debug for Actor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Actor")
+            .field("name", &self.name)
+            .field("status", &self.status)
+            .field("pending", &self.pending)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Actor {
+    pub(crate) fn new(name: Option<String>, co: Co) -> Actor {
+        Actor {
+            name,
+            status: Status::Starting,
+            pending: None,
+            ready: None,
+            co: Some(co),
+            yielder: std::ptr::null(),
+            yielded: false,
+            locals: HashMap::new(),
+        }
+    }
+
+    /// Returns whether the actor's pending operation can proceed now.
+    pub(crate) fn is_enabled(&self) -> bool {
+        if self.status != Status::Waiting {
+            return false;
+        }
+        match self.ready {
+            None => true,
+            // SAFETY: `ready` is set only while the actor is suspended inside
+            // `rt::step_when`, whose frame owns the closure (module invariant).
+            Some(ready) => unsafe { (*ready)() },
+        }
+    }
+}
+
+/// Returns the display name of actor `index`.
+pub(crate) fn display_name(index: usize, name: Option<&str>) -> String {
+    match (index, name) {
+        (_, Some(name)) => name.to_string(),
+        (0, None) => "main".to_string(),
+        (i, None) => format!("t{i}"),
+    }
+}
+
+/// Coroutine stacks kept across executions.
+pub(crate) struct StackPool {
+    size: usize,
+    free: Vec<DefaultStack>,
+}
+
+impl std::fmt::Debug for StackPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StackPool").field("size", &self.size).field("free", &self.free.len()).finish()
+    }
+}
+
+impl StackPool {
+    pub(crate) fn new(size: usize) -> StackPool {
+        StackPool { size, free: Vec::new() }
+    }
+
+    /// Takes a stack of at least `size` bytes (the pool's size by default).
+    pub(crate) fn take(&mut self, size: Option<usize>) -> DefaultStack {
+        match size {
+            Some(size) if size > self.size => {
+                DefaultStack::new(size).expect("samaritan: cannot allocate a coroutine stack")
+            }
+            _ => self
+                .free
+                .pop()
+                .unwrap_or_else(|| DefaultStack::new(self.size).expect("samaritan: cannot allocate a coroutine stack")),
+        }
+    }
+
+    /// Returns a stack to the pool; oversized ones are freed.
+    pub(crate) fn give(&mut self, stack: DefaultStack) {
+        let size = stack.base().get() - stack.limit().get();
+        if size <= self.size + 2 * 4096 && self.free.len() < 64 {
+            self.free.push(stack);
+        }
+    }
+}

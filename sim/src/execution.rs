@@ -1,0 +1,324 @@
+//! One execution: the actors, the objects, and the scheduling decision.
+//!
+//! Invariants:
+//! - At most one actor is `Running` at any time; `current` names it.
+//! - `schedule` holds one entry per decision that had two or more
+//!   alternatives (actor choices and data choices alike), in order; replaying
+//!   those entries reproduces the execution.
+//! - `trace` holds one entry per step taken.
+//! - The `RefCell` around an `Execution` is never borrowed across a
+//!   coroutine switch.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use crate::actor::{display_name, Actor, StackPool, Status};
+use crate::explore::Progress;
+use crate::op::{ActorId, ObjectId, Op};
+use crate::outcome::{BlockedActor, Deadlock, Outcome};
+use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Strategy};
+use crate::trace::{location_string, Trace, TraceLine, TraceStep};
+
+/// The engine's record of a shared object.
+#[derive(Debug)]
+pub(crate) struct ObjectInfo {
+    pub(crate) kind: &'static str,
+    /// Actors currently holding it (lock owners), for deadlock reports.
+    pub(crate) holders: Vec<ActorId>,
+}
+
+/// Settings that hold for every execution of an exploration.
+#[derive(Clone, Debug)]
+pub(crate) struct ExecConfig {
+    pub(crate) max_steps: u64,
+    pub(crate) spurious_failures: bool,
+}
+
+/// What the next scheduling decision came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Next {
+    Run(ActorId),
+    End,
+}
+
+/// The state of one execution.
+pub(crate) struct Execution {
+    pub(crate) generation: u64,
+    pub(crate) config: ExecConfig,
+    pub(crate) actors: Vec<Actor>,
+    pub(crate) current: Option<ActorId>,
+    /// Set by an actor that decided someone else runs next.
+    pub(crate) next: Option<ActorId>,
+    pub(crate) objects: Vec<ObjectInfo>,
+    pub(crate) schedule: Vec<u32>,
+    pub(crate) trace: Vec<TraceStep>,
+    pub(crate) steps: u64,
+    pub(crate) outcome: Option<Outcome>,
+    pub(crate) teardown: bool,
+    /// Virtual time in nanoseconds; only `sleep` advances it.
+    pub(crate) clock_ns: u64,
+    pub(crate) strategy: *mut (dyn Strategy + 'static),
+    pub(crate) pool: *mut StackPool,
+    pub(crate) progress: Arc<Progress>,
+    /// Actors whose stacks were abandoned at teardown.
+    pub(crate) leaked: usize,
+    views: Vec<ActorView>,
+    enabled: Vec<ActorId>,
+}
+
+impl Execution {
+    pub(crate) fn new(
+        generation: u64,
+        config: ExecConfig,
+        strategy: *mut (dyn Strategy + 'static),
+        pool: *mut StackPool,
+        progress: Arc<Progress>,
+    ) -> Execution {
+        Execution {
+            generation,
+            config,
+            actors: Vec::with_capacity(4),
+            current: None,
+            next: None,
+            objects: Vec::new(),
+            schedule: Vec::new(),
+            trace: Vec::with_capacity(64),
+            steps: 0,
+            outcome: None,
+            teardown: false,
+            clock_ns: 0,
+            strategy,
+            pool,
+            progress,
+            leaked: 0,
+            views: Vec::with_capacity(4),
+            enabled: Vec::with_capacity(4),
+        }
+    }
+
+    pub(crate) fn actor_name(&self, id: ActorId) -> String {
+        display_name(id.index(), self.actors[id.index()].name.as_deref())
+    }
+
+    pub(crate) fn object_name(&self, id: ObjectId) -> String {
+        format!("{}#{}", self.objects[id.index()].kind, id.0)
+    }
+
+    /// Records a failure unless one is already recorded.
+    pub(crate) fn fail(&mut self, outcome: Outcome) {
+        if self.outcome.is_none() {
+            self.outcome = Some(outcome);
+        }
+    }
+
+    /// Makes the next scheduling decision: who takes the next step.
+    ///
+    /// Called by the running actor at its scheduling point, or by the
+    /// scheduler loop after an actor finished.
+    pub(crate) fn decide(&mut self) -> Next {
+        if self.outcome.is_some() {
+            return Next::End;
+        }
+        self.views.clear();
+        self.enabled.clear();
+        let mut unfinished = false;
+        for (i, actor) in self.actors.iter().enumerate() {
+            let enabled = actor.is_enabled();
+            if enabled {
+                self.enabled.push(ActorId::from_index(i));
+            }
+            unfinished |= actor.status != Status::Finished;
+            self.views.push(ActorView { id: ActorId::from_index(i), pending: actor.pending, enabled });
+        }
+        if self.enabled.is_empty() {
+            let outcome = if unfinished { Outcome::Deadlock(self.deadlock()) } else { Outcome::Pass };
+            self.outcome = Some(outcome);
+            return Next::End;
+        }
+        if self.steps >= self.config.max_steps {
+            self.outcome = Some(Outcome::StepBound { steps: self.config.max_steps });
+            return Next::End;
+        }
+        let current = self.current.filter(|c| self.views[c.index()].enabled);
+        let yielding = self.current.is_some_and(|c| self.actors[c.index()].yielded);
+        let point = SchedulePoint { step: self.steps, current, enabled: &self.enabled, actors: &self.views, yielding };
+        // SAFETY: the strategy outlives the execution (`explore` owns both)
+        // and nothing else touches it while the execution runs.
+        let choice = unsafe { (*self.strategy).choose_actor(&point) };
+        let chosen = match choice {
+            Ok(chosen) if self.enabled.contains(&chosen) => chosen,
+            Ok(chosen) => {
+                let detail = format!(
+                    "thread '{}' is not enabled (enabled: {})",
+                    self.actors
+                        .get(chosen.index())
+                        .map_or_else(|| format!("#{}", chosen.0), |_| self.actor_name(chosen)),
+                    self.enabled_names()
+                );
+                self.outcome = Some(Outcome::ScheduleMismatch { step: self.steps, detail });
+                return Next::End;
+            }
+            Err(err) => {
+                self.outcome = Some(self.choice_failure(err));
+                return Next::End;
+            }
+        };
+        if self.enabled.len() > 1 {
+            self.schedule.push(chosen.0);
+        }
+        let pending = self.actors[chosen.index()].pending.expect("an enabled actor has a pending operation");
+        self.record(chosen, pending, 0, current.is_some_and(|c| c != chosen));
+        let actor = &mut self.actors[chosen.index()];
+        actor.status = Status::Running;
+        actor.ready = None;
+        actor.yielded = pending.op.is_yield();
+        self.current = Some(chosen);
+        Next::Run(chosen)
+    }
+
+    /// Makes a data choice for the running actor.
+    pub(crate) fn choose_value(
+        &mut self,
+        alternatives: usize,
+        location: &'static std::panic::Location<'static>,
+    ) -> Option<usize> {
+        if self.outcome.is_some() || alternatives < 2 {
+            return Some(0);
+        }
+        let actor = self.current.expect("a data choice is made by a running actor");
+        let point = ChoicePoint { step: self.steps, actor, alternatives, location };
+        // SAFETY: as in `decide`.
+        match unsafe { (*self.strategy).choose_value(&point) } {
+            Ok(value) if value < alternatives => {
+                self.schedule.push(value as u32);
+                let pending = Pending { op: Op::Choose, object: None, location };
+                self.record(actor, pending, value as u32, false);
+                Some(value)
+            }
+            Ok(value) => {
+                let detail = format!("choice {value} is out of range (0..{alternatives})");
+                self.outcome = Some(Outcome::ScheduleMismatch { step: self.steps, detail });
+                None
+            }
+            Err(err) => {
+                self.outcome = Some(self.choice_failure(err));
+                None
+            }
+        }
+    }
+
+    fn record(&mut self, actor: ActorId, pending: Pending, value: u32, preempt: bool) {
+        self.trace.push(TraceStep {
+            actor,
+            op: pending.op,
+            object: pending.object,
+            location: pending.location,
+            value,
+            preempt,
+        });
+        self.steps += 1;
+        self.progress.steps.store(self.steps, Ordering::Relaxed);
+        self.progress.actor.store(actor.0, Ordering::Relaxed);
+    }
+
+    fn choice_failure(&self, err: ChoiceError) -> Outcome {
+        match err {
+            ChoiceError::Nondeterminism { detail } => Outcome::Nondeterminism { step: self.steps, detail },
+            ChoiceError::ScheduleMismatch { detail } => Outcome::ScheduleMismatch { step: self.steps, detail },
+        }
+    }
+
+    fn enabled_names(&self) -> String {
+        self.enabled.iter().map(|&a| self.actor_name(a)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Describes a deadlock: who waits on what, who holds it, and a cycle.
+    fn deadlock(&self) -> Deadlock {
+        let mut blocked = Vec::new();
+        for (i, actor) in self.actors.iter().enumerate() {
+            if actor.status == Status::Finished {
+                continue;
+            }
+            let pending = actor.pending.expect("a blocked actor has a pending operation");
+            let holders = pending.object.map_or_else(Vec::new, |o| self.objects[o.index()].holders.clone());
+            blocked.push(BlockedActor {
+                actor: self.actor_name(ActorId::from_index(i)),
+                op: pending.op.to_string(),
+                object: pending.object.map(|o| self.object_name(o)),
+                holders: holders.iter().map(|&h| self.actor_name(h)).collect(),
+                location: location_string(pending.location),
+            });
+        }
+        Deadlock { blocked, cycle: self.wait_for_cycle() }
+    }
+
+    /// Finds a cycle in the wait-for graph: actor → holders of the object it
+    /// waits on.
+    fn wait_for_cycle(&self) -> Vec<String> {
+        let waits_for = |a: usize| -> Vec<usize> {
+            let actor = &self.actors[a];
+            if actor.status == Status::Finished {
+                return Vec::new();
+            }
+            match actor.pending.and_then(|p| p.object) {
+                Some(o) => self.objects[o.index()].holders.iter().map(|h| h.index()).collect(),
+                None => Vec::new(),
+            }
+        };
+        for start in 0..self.actors.len() {
+            // Follow the first holder from `start`; a revisit closes a cycle.
+            let mut path = vec![start];
+            let mut at = start;
+            while let Some(&next) = waits_for(at).first() {
+                if let Some(pos) = path.iter().position(|&p| p == next) {
+                    let mut cycle: Vec<String> =
+                        path[pos..].iter().map(|&p| self.actor_name(ActorId::from_index(p))).collect();
+                    cycle.push(self.actor_name(ActorId::from_index(next)));
+                    return cycle;
+                }
+                path.push(next);
+                at = next;
+            }
+        }
+        Vec::new()
+    }
+
+    /// Builds the readable trace of what has run so far.
+    pub(crate) fn readable_trace(&self) -> Trace {
+        let lines = self
+            .trace
+            .iter()
+            .enumerate()
+            .map(|(index, s)| TraceLine {
+                index,
+                actor: self.actor_name(s.actor),
+                op: s.op,
+                object: s.object.map(|o| self.object_name(o)),
+                location: location_string(s.location),
+                value: (s.op == Op::Choose).then_some(s.value),
+                preempt: s.preempt,
+            })
+            .collect();
+        Trace { lines }
+    }
+
+    /// A fingerprint of the operations and locations of the trace, used to
+    /// notice that a replayed schedule belongs to a different program.
+    pub(crate) fn fingerprint(&self) -> u32 {
+        let mut h: u32 = 0x811c_9dc5;
+        let mut mix = |bytes: &[u8]| {
+            for &b in bytes {
+                h ^= u32::from(b);
+                h = h.wrapping_mul(0x0100_0193);
+            }
+        };
+        for s in &self.trace {
+            mix(&[s.actor.0 as u8]);
+            mix(s.op.name().as_bytes());
+            mix(s.location.file().as_bytes());
+            mix(&s.location.line().to_le_bytes());
+            mix(&s.location.column().to_le_bytes());
+        }
+        h
+    }
+}

@@ -1,0 +1,290 @@
+//! The explorer: runs executions under a strategy until it finds a bug or
+//! the search ends, and guards against hangs with a watchdog.
+//!
+//! Exploration runs on a dedicated OS thread. The calling thread watches a
+//! progress counter; if no step is taken for `Config::watchdog`, it reports
+//! uncontrolled blocking instead of hanging (the stuck thread is left
+//! behind, since nothing can unblock it).
+
+use std::fmt;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use crate::actor::StackPool;
+use crate::execution::{ExecConfig, Execution};
+use crate::outcome::Outcome;
+use crate::run::run_execution;
+use crate::schedule::{Replay, Schedule};
+use crate::strategy::Strategy;
+use crate::trace::Trace;
+
+/// Settings of one exploration.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Config {
+    /// Steps allowed per execution before it is reported as too long.
+    pub max_steps: u64,
+    /// Stop after this many executions.
+    pub max_executions: Option<u64>,
+    /// Stop after this much time (checked between executions).
+    pub max_time: Option<Duration>,
+    /// Report uncontrolled blocking after this long without a step.
+    pub watchdog: Duration,
+    /// Coroutine stack size for actors.
+    pub stack_size: usize,
+    /// Whether weak compare-exchange may fail spuriously.
+    pub spurious_failures: bool,
+    /// The test's name, for the replay command in reports.
+    pub test_name: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            max_steps: 100_000,
+            max_executions: None,
+            max_time: None,
+            watchdog: Duration::from_secs(10),
+            stack_size: 256 * 1024,
+            spurious_failures: true,
+            test_name: None,
+        }
+    }
+}
+
+/// Shared with the watchdog: how far the exploration has got.
+#[derive(Debug, Default)]
+pub(crate) struct Progress {
+    pub(crate) steps: AtomicU64,
+    pub(crate) executions: AtomicU64,
+    pub(crate) actor: AtomicU32,
+}
+
+/// A failing execution: what it did and how to get it back.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// The readable trace, one line per step.
+    pub trace: Trace,
+    /// The schedule that produced it.
+    pub schedule: Schedule,
+    /// The schedule as a replay token.
+    pub token: String,
+    /// Actors whose stacks could not be unwound at teardown.
+    pub leaked_actors: usize,
+}
+
+/// The result of an exploration.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// How the exploration ended: the first failure, or `Pass`.
+    pub outcome: Outcome,
+    /// Executions run.
+    pub executions: u64,
+    /// Whether the strategy covered its whole search space.
+    pub exhausted: bool,
+    /// The strategy's name.
+    pub strategy: String,
+    /// The failing execution, when the outcome is a failure the engine saw.
+    pub failure: Option<Failure>,
+    /// The test's name, for the replay command.
+    pub test_name: Option<String>,
+}
+
+impl Report {
+    /// Returns whether the exploration found a bug.
+    pub fn is_failure(&self) -> bool {
+        self.outcome.is_failure()
+    }
+
+    /// Returns the replay token of the failure, if there is one.
+    pub fn token(&self) -> Option<&str> {
+        self.failure.as_ref().map(|f| f.token.as_str())
+    }
+
+    /// Returns the command that replays the failure.
+    pub fn replay_command(&self) -> Option<String> {
+        let token = self.token()?;
+        let name = self.test_name.as_deref().filter(|n| *n != "main").unwrap_or("<test name>");
+        Some(format!("SAMARITAN_REPLAY={token} cargo test {name} -- --exact"))
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.is_failure() {
+            let how = if self.exhausted {
+                "every execution explored"
+            } else {
+                "search stopped before the space was exhausted"
+            };
+            return write!(f, "pass: {} executions ({}), strategy {}", self.executions, how, self.strategy);
+        }
+        writeln!(f, "samaritan found a bug in execution {} (strategy {})", self.executions, self.strategy)?;
+        writeln!(f)?;
+        writeln!(f, "{}", self.outcome)?;
+        if let Some(failure) = &self.failure {
+            writeln!(f)?;
+            writeln!(f, "trace ({} steps, {} preemptions):", failure.trace.lines.len(), failure.trace.preemptions())?;
+            write!(f, "{}", failure.trace)?;
+            if failure.leaked_actors > 0 {
+                writeln!(f, "note: {} thread(s) could not be unwound at teardown", failure.leaked_actors)?;
+            }
+            writeln!(f)?;
+            writeln!(f, "replay token: {}", failure.token)?;
+            if let Some(command) = self.replay_command() {
+                writeln!(f, "replay with:  {command}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The body of a test: run once per execution.
+pub type Body = Arc<dyn Fn() + Send + Sync + 'static>;
+
+/// Explores `body` under `strategy` on a fresh OS thread, with a watchdog.
+pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -> Report {
+    explore_with(config, strategy, body, false)
+}
+
+/// Replays `schedule` once and checks that it fits the program: every
+/// choice used, and the same operations as when it was recorded.
+pub fn replay(config: Config, schedule: Schedule, body: Body) -> Report {
+    let expected = schedule.clone();
+    let mut report = explore_with(config, Box::new(Replay::new(schedule)), body, true);
+    if let Some(failure) = &report.failure {
+        let used = failure.schedule.choices.len();
+        let mismatch = if matches!(
+            report.outcome,
+            Outcome::ScheduleMismatch { .. } | Outcome::UncontrolledBlocking { .. }
+        ) {
+            None
+        } else if used < expected.choices.len() {
+            Some(format!("the execution ended after {used} of the schedule's {} choices", expected.choices.len()))
+        } else if failure.schedule.fingerprint != expected.fingerprint {
+            Some("the schedule replays, but the operations differ from those it was recorded with: the program changed since the token was made".to_string())
+        } else {
+            None
+        };
+        if let Some(detail) = mismatch {
+            report.outcome = Outcome::ScheduleMismatch { step: failure.trace.lines.len() as u64, detail };
+        }
+    }
+    report
+}
+
+fn explore_with(config: Config, strategy: Box<dyn Strategy + Send>, body: Body, keep_last: bool) -> Report {
+    let progress = Arc::new(Progress::default());
+    let (tx, rx) = mpsc::channel();
+    let worker_progress = progress.clone();
+    let worker_config = config.clone();
+    let spawned = std::thread::Builder::new().name("samaritan-explorer".into()).spawn(move || {
+        let report = explore_here(&worker_config, strategy, &*body, worker_progress, keep_last);
+        let _ = tx.send(report);
+    });
+    if let Err(err) = spawned {
+        panic!("samaritan: cannot start the exploring thread: {err}");
+    }
+    let poll = (config.watchdog / 4).clamp(Duration::from_millis(1), Duration::from_millis(250));
+    let mut seen = (u64::MAX, u64::MAX);
+    let mut since = Instant::now();
+    loop {
+        match rx.recv_timeout(poll) {
+            Ok(report) => return report,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                panic!("samaritan: the exploring thread died (a panic inside samaritan itself)")
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let now = (progress.steps.load(Ordering::Relaxed), progress.executions.load(Ordering::Relaxed));
+                if now != seen {
+                    seen = now;
+                    since = Instant::now();
+                } else if since.elapsed() >= config.watchdog {
+                    return watchdog_report(&config, &progress, since.elapsed());
+                }
+            }
+        }
+    }
+}
+
+fn watchdog_report(config: &Config, progress: &Progress, silent: Duration) -> Report {
+    let actor = progress.actor.load(Ordering::Relaxed) as usize;
+    let executions = progress.executions.load(Ordering::Relaxed);
+    let steps = progress.steps.load(Ordering::Relaxed);
+    Report {
+        outcome: Outcome::UncontrolledBlocking {
+            actor: crate::actor::display_name(actor, None),
+            last: format!("step {steps} of execution {}", executions + 1),
+            silent_ms: silent.as_millis() as u64,
+        },
+        executions: executions + 1,
+        exhausted: false,
+        strategy: String::new(),
+        failure: None,
+        test_name: config.test_name.clone(),
+    }
+}
+
+fn explore_here(
+    config: &Config,
+    mut strategy: Box<dyn Strategy + Send>,
+    body: &(dyn Fn() + Send + Sync),
+    progress: Arc<Progress>,
+    keep_last: bool,
+) -> Report {
+    static GENERATION: AtomicU64 = AtomicU64::new(1);
+    let mut pool = StackPool::new(config.stack_size);
+    let exec_config = ExecConfig { max_steps: config.max_steps, spurious_failures: config.spurious_failures };
+    let started = Instant::now();
+    let mut report = Report {
+        outcome: Outcome::Pass,
+        executions: 0,
+        exhausted: false,
+        strategy: strategy.name().to_string(),
+        failure: None,
+        test_name: config.test_name.clone(),
+    };
+    loop {
+        if config.max_executions.is_some_and(|m| report.executions >= m)
+            || config.max_time.is_some_and(|t| started.elapsed() >= t)
+        {
+            break;
+        }
+        if !strategy.begin_execution() {
+            report.exhausted = true;
+            break;
+        }
+        let generation = GENERATION.fetch_add(1, Ordering::Relaxed);
+        let strategy_ptr: *mut (dyn Strategy + Send) = &mut *strategy;
+        // SAFETY: only the lifetime bound is erased; the execution ends
+        // before `strategy` is touched again or dropped.
+        let strategy_ptr =
+            unsafe { std::mem::transmute::<*mut (dyn Strategy + Send), *mut (dyn Strategy + 'static)>(strategy_ptr) };
+        let exec = Execution::new(generation, exec_config.clone(), strategy_ptr, &mut pool, progress.clone());
+        let mut exec = run_execution(exec, body);
+        report.executions += 1;
+        progress.executions.store(report.executions, Ordering::Relaxed);
+        let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);
+        strategy.end_execution(&outcome);
+        if outcome.is_failure() || keep_last {
+            let schedule = Schedule {
+                strategy: strategy.name().to_string(),
+                seed: strategy.seed(),
+                choices: std::mem::take(&mut exec.schedule),
+                fingerprint: exec.fingerprint(),
+            };
+            report.failure = Some(Failure {
+                trace: exec.readable_trace(),
+                token: schedule.to_token(),
+                schedule,
+                leaked_actors: exec.leaked,
+            });
+            if outcome.is_failure() {
+                report.outcome = outcome;
+                break;
+            }
+        }
+    }
+    report
+}

@@ -1,0 +1,163 @@
+//! Visible operations: what an actor announces before it touches shared state.
+//!
+//! Invariant: an [`Op`] names a kind of access, never a primitive's type. Later
+//! analyses (dependency for DPOR, HaPSet keys) read `(object, op)` pairs only.
+
+use std::fmt;
+
+/// Identifies an actor (a simulated thread) within one execution.
+///
+/// Ids are handed out in spawn order, so the same schedule gives the same ids
+/// in every execution. The test closure itself runs as actor 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ActorId(pub(crate) u32);
+
+impl ActorId {
+    /// The actor that runs the test closure.
+    pub const MAIN: ActorId = ActorId(0);
+
+    /// Returns the actor's index in spawn order.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// Builds an id from a spawn-order index.
+    pub fn from_index(index: usize) -> ActorId {
+        ActorId(index as u32)
+    }
+}
+
+/// Identifies a shared object within one execution.
+///
+/// Objects are numbered in the order of their first visible operation in the
+/// execution, which is deterministic for a given schedule, so ids match
+/// across executions that share a prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectId(pub(crate) u32);
+
+impl ObjectId {
+    /// Returns the object's index in first-use order.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A visible operation, announced at a scheduling point before it happens.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Spawns a new actor.
+    Spawn,
+    /// Waits for an actor to finish.
+    Join,
+    /// Gives up the processor (`yield_now`).
+    Yield,
+    /// Sleeps; advances the virtual clock.
+    Sleep,
+    /// A busy-wait hint (`spin_loop`).
+    SpinLoop,
+    /// Parks the current thread until it is unparked.
+    Park,
+    /// Parks with a timeout: may time out.
+    ParkTimeout,
+    /// Unparks a thread.
+    Unpark,
+    /// Acquires an exclusive lock, blocking.
+    Lock,
+    /// Tries to acquire an exclusive lock.
+    TryLock,
+    /// Releases an exclusive lock.
+    Unlock,
+    /// Acquires a shared lock, blocking.
+    ReadLock,
+    /// Tries to acquire a shared lock.
+    TryReadLock,
+    /// Releases a shared lock.
+    ReadUnlock,
+    /// Waits on a condition variable until notified.
+    Wait,
+    /// Waits on a condition variable with a timeout: may time out.
+    WaitTimeout,
+    /// Wakes one waiter.
+    NotifyOne,
+    /// Wakes every waiter.
+    NotifyAll,
+    /// Waits at a barrier.
+    BarrierWait,
+    /// Runs or waits for a one-time initialization.
+    CallOnce,
+    /// Reads an atomic.
+    Load,
+    /// Writes an atomic.
+    Store,
+    /// Read-modify-writes an atomic (swap, fetch_*, fetch_update step).
+    Rmw,
+    /// Compare-and-exchange on an atomic.
+    CompareExchange,
+    /// A memory fence.
+    Fence,
+    /// Sends on a channel, blocking while it is full.
+    Send,
+    /// Tries to send on a channel.
+    TrySend,
+    /// Receives from a channel, blocking while it is empty.
+    Recv,
+    /// Tries to receive from a channel.
+    TryRecv,
+    /// Receives with a timeout: may time out.
+    RecvTimeout,
+    /// A data choice made by the engine (for example a spurious failure).
+    Choose,
+}
+
+impl Op {
+    /// Returns whether the step gives up the processor in the sense of the
+    /// fair scheduler (fair-stateless-model-checking, section 3): yields,
+    /// sleeps, spin hints and every wait with a timeout.
+    pub fn is_yield(self) -> bool {
+        matches!(self, Op::Yield | Op::Sleep | Op::SpinLoop | Op::ParkTimeout | Op::WaitTimeout | Op::RecvTimeout)
+    }
+
+    /// Returns the short lowercase name used in traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Spawn => "spawn",
+            Op::Join => "join",
+            Op::Yield => "yield",
+            Op::Sleep => "sleep",
+            Op::SpinLoop => "spin_loop",
+            Op::Park => "park",
+            Op::ParkTimeout => "park_timeout",
+            Op::Unpark => "unpark",
+            Op::Lock => "lock",
+            Op::TryLock => "try_lock",
+            Op::Unlock => "unlock",
+            Op::ReadLock => "read",
+            Op::TryReadLock => "try_read",
+            Op::ReadUnlock => "read_unlock",
+            Op::Wait => "wait",
+            Op::WaitTimeout => "wait_timeout",
+            Op::NotifyOne => "notify_one",
+            Op::NotifyAll => "notify_all",
+            Op::BarrierWait => "barrier_wait",
+            Op::CallOnce => "call_once",
+            Op::Load => "load",
+            Op::Store => "store",
+            Op::Rmw => "rmw",
+            Op::CompareExchange => "compare_exchange",
+            Op::Fence => "fence",
+            Op::Send => "send",
+            Op::TrySend => "try_send",
+            Op::Recv => "recv",
+            Op::TryRecv => "try_recv",
+            Op::RecvTimeout => "recv_timeout",
+            Op::Choose => "choose",
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

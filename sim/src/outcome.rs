@@ -1,0 +1,139 @@
+//! How an execution ends: the verdicts samaritan reports.
+
+use std::fmt;
+
+/// One blocked actor in a deadlock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockedActor {
+    /// The actor's display name.
+    pub actor: String,
+    /// The operation it is blocked in.
+    pub op: String,
+    /// The object it waits on, as `Kind#id`, if any.
+    pub object: Option<String>,
+    /// Display names of the actors holding that object.
+    pub holders: Vec<String>,
+    /// Where it blocked.
+    pub location: String,
+}
+
+/// Every actor is blocked or finished, and at least one is blocked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deadlock {
+    /// Each blocked actor, in id order.
+    pub blocked: Vec<BlockedActor>,
+    /// A wait-for cycle (actor names, first repeated at the end) when one
+    /// exists: each actor waits on an object the next one holds.
+    pub cycle: Vec<String>,
+}
+
+/// How one execution ended.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every actor finished without a failure.
+    Pass,
+    /// An actor panicked (an assertion failed, say).
+    Panic {
+        /// The actor's display name.
+        actor: String,
+        /// The panic message.
+        message: String,
+        /// Where it panicked, as `file:line:column`.
+        location: String,
+    },
+    /// No actor could make progress.
+    Deadlock(Deadlock),
+    /// The execution took more steps than the step bound allows.
+    StepBound {
+        /// The bound.
+        steps: u64,
+    },
+    /// Replaying a schedule prefix gave different choices than before.
+    Nondeterminism {
+        /// The step at which it diverged.
+        step: u64,
+        /// What differed.
+        detail: String,
+    },
+    /// A replayed schedule does not fit the program.
+    ScheduleMismatch {
+        /// The step at which it stopped fitting.
+        step: u64,
+        /// What does not fit.
+        detail: String,
+    },
+    /// An actor stopped making visible progress: it blocked on something the
+    /// engine cannot see, or loops without visible operations.
+    UncontrolledBlocking {
+        /// The actor that was running.
+        actor: String,
+        /// Its last visible operation and location.
+        last: String,
+        /// How long it was silent, in milliseconds.
+        silent_ms: u64,
+    },
+}
+
+impl Outcome {
+    /// Returns whether this outcome is a bug report (anything but a pass).
+    pub fn is_failure(&self) -> bool {
+        !matches!(self, Outcome::Pass)
+    }
+
+    /// Returns a short lowercase name of the verdict.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Panic { .. } => "panic",
+            Outcome::Deadlock(_) => "deadlock",
+            Outcome::StepBound { .. } => "step bound exceeded",
+            Outcome::Nondeterminism { .. } => "nondeterminism",
+            Outcome::ScheduleMismatch { .. } => "schedule mismatch",
+            Outcome::UncontrolledBlocking { .. } => "uncontrolled blocking",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Pass => f.write_str("pass"),
+            Outcome::Panic { actor, message, location } => {
+                write!(f, "panic in thread '{actor}' at {location}: {message}")
+            }
+            Outcome::Deadlock(d) => {
+                f.write_str("deadlock: every thread is blocked")?;
+                for b in &d.blocked {
+                    write!(f, "\n  thread '{}' blocked in {}", b.actor, b.op)?;
+                    if let Some(object) = &b.object {
+                        write!(f, " on {object}")?;
+                    }
+                    if !b.holders.is_empty() {
+                        write!(f, " held by '{}'", b.holders.join("', '"))?;
+                    }
+                    write!(f, " at {}", b.location)?;
+                }
+                if !d.cycle.is_empty() {
+                    write!(f, "\n  wait-for cycle: {}", d.cycle.join(" -> "))?;
+                }
+                Ok(())
+            }
+            Outcome::StepBound { steps } => write!(
+                f,
+                "step bound exceeded: the execution took more than {steps} steps (raise it with SAMARITAN_MAX_STEPS)"
+            ),
+            Outcome::Nondeterminism { step, detail } => write!(
+                f,
+                "nondeterminism at step {step}: {detail}; the test must depend only on the schedule (no wall clock, OS randomness or state kept between executions)"
+            ),
+            Outcome::ScheduleMismatch { step, detail } => {
+                write!(f, "schedule does not fit the program at step {step}: {detail}")
+            }
+            Outcome::UncontrolledBlocking { actor, last, silent_ms } => write!(
+                f,
+                "uncontrolled blocking: thread '{actor}' made no visible operation for {silent_ms} ms after {last}; it is blocked on something samaritan does not model (a std lock, I/O) or loops without visible operations"
+            ),
+        }
+    }
+}

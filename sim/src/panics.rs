@@ -1,0 +1,48 @@
+//! Panic capture: inside an execution, panics are recorded, not printed.
+//!
+//! A process-wide hook is installed once. On a thread that runs an
+//! execution it stores the panic's location for the report and prints
+//! nothing (a failing execution is reported once, by the explorer); on any
+//! other thread it defers to the hook that was there before.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::panic;
+use std::sync::Once;
+
+use crate::run;
+
+thread_local! {
+    static LAST_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs the capturing hook (once per process).
+pub(crate) fn install_hook() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if run::active() {
+                let location = info
+                    .location()
+                    .map_or_else(|| "<unknown>".to_string(), |l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+                LAST_LOCATION.with(|slot| *slot.borrow_mut() = Some(location));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Returns the message and location of a panic caught in an actor.
+pub(crate) fn describe(payload: &(dyn Any + Send)) -> (String, String) {
+    let message = if let Some(s) = payload.downcast_ref::<&'static str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<non-string panic payload>".to_string()
+    };
+    let location = LAST_LOCATION.with(|slot| slot.borrow_mut().take()).unwrap_or_else(|| "<unknown>".to_string());
+    (message, location)
+}

@@ -1,0 +1,260 @@
+//! The verbs primitives use to reach the engine.
+//!
+//! A primitive announces each visible operation with [`step`] (always able
+//! to proceed) or [`step_when`] (able to proceed once a condition holds),
+//! then performs it. The engine decides, at every announcement, which actor
+//! takes the next step. Primitives keep their own modelled state; the engine
+//! only learns which objects are held by whom ([`acquired`], [`released`]),
+//! for deadlock reports.
+//!
+//! Every verb here must be called from inside an execution ([`active`]
+//! returns `true`); outside one, primitives behave like production.
+
+use std::any::Any;
+use std::panic::Location;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::actor::{Resume, Status, Suspend, TeardownSignal};
+use crate::op::{ActorId, ObjectId, Op};
+use crate::run::{self, with_exec, ExecCell};
+use crate::strategy::Pending;
+
+/// Returns whether the caller runs on an actor of an execution.
+#[inline]
+pub fn active() -> bool {
+    run::active()
+}
+
+/// A primitive's link to its engine object, valid for one execution.
+///
+/// Primitives hold one slot each. The object is registered on first use in
+/// an execution, so a primitive created outside (a `static`, say) still gets
+/// a fresh id in every execution.
+#[derive(Debug, Default)]
+pub struct ObjectSlot {
+    /// `generation << 24 | index`, or 0 when never registered.
+    packed: AtomicU64,
+}
+
+impl ObjectSlot {
+    /// Creates an unregistered slot.
+    pub const fn new() -> ObjectSlot {
+        ObjectSlot { packed: AtomicU64::new(0) }
+    }
+
+    /// Returns the object's id in the running execution, registering it
+    /// under `kind` (a label such as `"Mutex"`) on first use. The second
+    /// value is `true` when the object was registered just now, so the
+    /// primitive should reset its modelled state.
+    pub fn id(&self, kind: &'static str) -> (ObjectId, bool) {
+        with_exec(|cell| {
+            let packed = self.packed.load(Ordering::Relaxed);
+            let mut e = cell.borrow_mut();
+            if packed >> 24 == e.generation {
+                return (ObjectId((packed & 0xff_ffff) as u32), false);
+            }
+            let index = e.objects.len() as u64;
+            e.objects.push(crate::execution::ObjectInfo { kind, holders: Vec::new() });
+            self.packed.store(e.generation << 24 | index, Ordering::Relaxed);
+            (ObjectId(index as u32), true)
+        })
+        .expect("ObjectSlot::id called outside an execution")
+    }
+}
+
+/// Announces `op` on `object` and returns once this actor may perform it.
+#[inline]
+pub fn step(op: Op, object: Option<ObjectId>, location: &'static Location<'static>) {
+    announce(Pending { op, object, location }, None);
+}
+
+/// Announces `op` on `object`, which can proceed only while `ready()`
+/// returns `true`; returns once this actor may perform it (with `ready()`
+/// true). `ready` must only read the primitive's state: it is evaluated
+/// whenever the engine makes a decision, with the engine borrowed.
+#[inline]
+pub fn step_when(op: Op, object: Option<ObjectId>, location: &'static Location<'static>, ready: &dyn Fn() -> bool) {
+    announce(Pending { op, object, location }, Some(ready));
+}
+
+fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
+    let Some(cell) = run::with_exec(|c| c as *const ExecCell) else { return };
+    // SAFETY: `with_exec` handed out a pointer to the live execution, which
+    // outlives every actor call into the engine.
+    let cell = unsafe { &*cell };
+    let me;
+    {
+        let mut e = cell.borrow_mut();
+        me = e.current.expect("a visible operation outside any actor");
+        if e.teardown {
+            drop(e);
+            if ready.is_none_or(|r| r()) {
+                return;
+            }
+            // It would block forever: give up unwinding this actor.
+            run::suspend(cell, me, Suspend::Stuck);
+            unreachable!("an actor stuck in teardown is never resumed");
+        }
+        let actor = &mut e.actors[me.index()];
+        actor.pending = Some(pending);
+        // SAFETY: the closure lives on this frame, which stays put until
+        // `ready` is cleared below or by `decide` (actor module invariant);
+        // only the lifetime is erased.
+        actor.ready = ready.map(|r| unsafe {
+            std::mem::transmute::<*const (dyn Fn() -> bool + '_), *const (dyn Fn() -> bool + 'static)>(r)
+        });
+        let starting = actor.status == Status::Starting;
+        actor.status = Status::Waiting;
+        if !starting {
+            match e.decide() {
+                crate::execution::Next::Run(next) if next == me => {
+                    e.actors[me.index()].pending = None;
+                    return;
+                }
+                crate::execution::Next::Run(next) => e.next = Some(next),
+                crate::execution::Next::End => e.next = None,
+            }
+        }
+        drop(e);
+        let why = if starting { Suspend::Started } else { Suspend::Switch };
+        match run::suspend(cell, me, why) {
+            Resume::Run => {}
+            Resume::Teardown => {
+                let mut e = cell.borrow_mut();
+                e.actors[me.index()].ready = None;
+                drop(e);
+                std::panic::resume_unwind(Box::new(TeardownSignal));
+            }
+        }
+    }
+    cell.borrow_mut().actors[me.index()].pending = None;
+}
+
+/// Asks the engine for a value in `0..alternatives` (an explored choice).
+#[track_caller]
+pub fn choose(alternatives: usize) -> usize {
+    let location = Location::caller();
+    with_exec(|cell| cell.borrow_mut().choose_value(alternatives, location)).flatten().unwrap_or(0)
+}
+
+/// Spawns an actor running `body`; announces [`Op::Spawn`] first.
+pub fn spawn(
+    name: Option<String>,
+    stack_size: Option<usize>,
+    location: &'static Location<'static>,
+    body: Box<dyn FnOnce() + Send + 'static>,
+) -> ActorId {
+    // SAFETY: `body` is `'static`.
+    unsafe { spawn_unchecked(name, stack_size, location, body) }
+}
+
+/// Spawns an actor whose body may borrow from the spawner.
+///
+/// # Safety
+///
+/// Everything `body` borrows must outlive the actor: the caller must join
+/// the actor (or the execution must end) before the borrowed data goes away.
+pub unsafe fn spawn_unchecked<'a>(
+    name: Option<String>,
+    stack_size: Option<usize>,
+    location: &'static Location<'static>,
+    body: Box<dyn FnOnce() + Send + 'a>,
+) -> ActorId {
+    step(Op::Spawn, None, location);
+    let cell = with_exec(|c| c as *const ExecCell).expect("spawn outside an execution");
+    // SAFETY: the execution outlives its actors; the caller upholds the
+    // borrow contract.
+    unsafe { run::start_actor(&*cell, name, stack_size, body) }
+}
+
+/// Returns the running actor.
+pub fn current() -> ActorId {
+    with_exec(|cell| cell.borrow().current).flatten().expect("rt::current outside an actor")
+}
+
+/// Returns the display name of `actor` (`main`, `t1`, or its given name).
+pub fn actor_name(actor: ActorId) -> String {
+    with_exec(|cell| cell.borrow().actor_name(actor)).unwrap_or_default()
+}
+
+/// Returns the name given to `actor` at spawn, if any.
+pub fn given_name(actor: ActorId) -> Option<String> {
+    with_exec(|cell| cell.borrow().actors.get(actor.index()).and_then(|a| a.name.clone())).flatten()
+}
+
+/// Returns whether `actor` has finished.
+pub fn is_finished(actor: ActorId) -> bool {
+    with_exec(|cell| cell.borrow().actors.get(actor.index()).is_some_and(|a| a.status == Status::Finished))
+        .unwrap_or(true)
+}
+
+/// Records that the running actor now holds `object` (for reports).
+pub fn acquired(object: ObjectId) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        if let Some(me) = e.current {
+            e.objects[object.index()].holders.push(me);
+        }
+    });
+}
+
+/// Records that the running actor no longer holds `object`.
+pub fn released(object: ObjectId) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let me = e.current;
+        let holders = &mut e.objects[object.index()].holders;
+        if let Some(pos) = holders.iter().position(|&h| Some(h) == me) {
+            holders.swap_remove(pos);
+        } else if !holders.is_empty() {
+            // Released by another actor (a guard sent across threads).
+            holders.pop();
+        }
+    });
+}
+
+/// Returns whether weak compare-exchange may fail spuriously.
+pub fn spurious_failures() -> bool {
+    with_exec(|cell| cell.borrow().config.spurious_failures).unwrap_or(false)
+}
+
+/// Advances the virtual clock by `nanos` and returns the new time.
+pub fn advance_clock(nanos: u64) -> u64 {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        e.clock_ns = e.clock_ns.saturating_add(nanos);
+        e.clock_ns
+    })
+    .unwrap_or(0)
+}
+
+/// Returns the virtual clock, in nanoseconds since the execution began.
+pub fn now() -> u64 {
+    with_exec(|cell| cell.borrow().clock_ns).unwrap_or(0)
+}
+
+/// Calls `f` with the running actor's value for the thread-local key at
+/// address `key`, creating it with `init` on first use. The value is dropped
+/// when the actor finishes.
+pub fn with_local<T: 'static, R>(key: usize, init: fn() -> T, f: impl FnOnce(&T) -> R) -> R {
+    let cell = with_exec(|c| c as *const ExecCell).expect("with_local outside an execution");
+    // SAFETY: the execution outlives its actors.
+    let cell = unsafe { &*cell };
+    let ptr: *const T = {
+        let mut e = cell.borrow_mut();
+        let me = e.current.expect("with_local outside an actor");
+        let present = e.actors[me.index()].locals.contains_key(&key);
+        if !present {
+            drop(e);
+            // `init` may itself use the engine, so run it unborrowed.
+            let value: Box<dyn Any> = Box::new(init());
+            e = cell.borrow_mut();
+            e.actors[me.index()].locals.entry(key).or_insert(value);
+        }
+        let value = &e.actors[me.index()].locals[&key];
+        value.downcast_ref::<T>().expect("thread-local key used with two types") as *const T
+    };
+    // SAFETY: the value is boxed, so it does not move when the map grows,
+    // and it is dropped only when the actor finishes, after `f` returns.
+    f(unsafe { &*ptr })
+}

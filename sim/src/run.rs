@@ -1,0 +1,196 @@
+//! Running one execution: the scheduler loop, actor start-up and teardown.
+//!
+//! The loop runs on the exploring OS thread's own stack. Each actor runs on
+//! a coroutine; an actor that picks someone else at a scheduling point
+//! suspends back to the loop, which resumes the chosen actor. When the chosen
+//! actor is the one already running, no switch happens at all.
+
+use std::cell::{Cell, RefCell};
+use std::panic::{self, AssertUnwindSafe};
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult};
+
+use crate::actor::{Actor, Co, Resume, Status, Suspend, TeardownSignal};
+use crate::execution::{Execution, Next};
+use crate::op::ActorId;
+use crate::outcome::Outcome;
+use crate::panics;
+
+pub(crate) type ExecCell = RefCell<Execution>;
+
+thread_local! {
+    /// The execution running on this OS thread, if any.
+    static EXEC: Cell<*const ExecCell> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Calls `f` with the execution running on this thread, if there is one and
+/// an actor is running (as opposed to the scheduler loop itself).
+#[inline]
+pub(crate) fn with_exec<R>(f: impl FnOnce(&ExecCell) -> R) -> Option<R> {
+    let ptr = EXEC.with(Cell::get);
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `EXEC` is set only for the duration of `run_execution`, which
+    // owns the cell and clears the pointer before the cell is dropped.
+    Some(f(unsafe { &*ptr }))
+}
+
+/// Returns whether the caller runs inside an execution.
+#[inline]
+pub(crate) fn active() -> bool {
+    !EXEC.with(Cell::get).is_null()
+}
+
+/// Suspends the running actor `me` and returns what it is resumed with.
+pub(crate) fn suspend(cell: &ExecCell, me: ActorId, why: Suspend) -> Resume {
+    let yielder = cell.borrow().actors[me.index()].yielder;
+    // SAFETY: `yielder` was stored by the actor's own coroutine body and
+    // stays valid while that coroutine exists; `me` is the running actor, so
+    // we are on its stack.
+    unsafe { (*yielder).suspend(why) }
+}
+
+/// Creates an actor for `body` and runs it up to its first visible
+/// operation. Called by the scheduler loop for the main actor and by a
+/// running actor for the ones it spawns.
+///
+/// # Safety
+///
+/// Everything `body` borrows must outlive the actor (scoped threads join
+/// their actors before the borrowed data goes away).
+pub(crate) unsafe fn start_actor(
+    cell: &ExecCell,
+    name: Option<String>,
+    stack_size: Option<usize>,
+    body: Box<dyn FnOnce() + '_>,
+) -> ActorId {
+    let (id, stack) = {
+        let mut e = cell.borrow_mut();
+        let id = ActorId::from_index(e.actors.len());
+        // SAFETY: the pool outlives the execution (`explore` owns it).
+        let stack = unsafe { (*e.pool).take(stack_size) };
+        (id, stack)
+    };
+    let entry = move |yielder: &corosensei::Yielder<Resume, Suspend>, _: Resume| {
+        with_exec(|cell| cell.borrow_mut().actors[id.index()].yielder = yielder);
+        let result = panic::catch_unwind(AssertUnwindSafe(body));
+        let locals = with_exec(|cell| std::mem::take(&mut cell.borrow_mut().actors[id.index()].locals));
+        drop(locals);
+        if let Err(payload) = result {
+            if !payload.is::<TeardownSignal>() {
+                let (message, location) = panics::describe(&*payload);
+                with_exec(|cell| {
+                    let mut e = cell.borrow_mut();
+                    if !e.teardown {
+                        let actor = e.actor_name(id);
+                        e.fail(Outcome::Panic { actor, message, location });
+                    }
+                });
+            }
+        }
+    };
+    // SAFETY: the caller guarantees that what `body` borrows outlives the
+    // coroutine; the coroutine is always run to completion or abandoned
+    // (never resumed again) before the execution ends.
+    let co: Co = unsafe { Coroutine::with_stack_unchecked(stack, entry) };
+    let parent = {
+        let mut e = cell.borrow_mut();
+        e.actors.push(Actor::new(name, co));
+        e.current.replace(id)
+    };
+    resume(cell, id, Resume::Run);
+    cell.borrow_mut().current = parent;
+    id
+}
+
+/// Resumes actor `id` and files it away again when it suspends or ends.
+/// Returns why it suspended, or `None` if it finished.
+fn resume(cell: &ExecCell, id: ActorId, how: Resume) -> Option<Suspend> {
+    let mut co = cell.borrow_mut().actors[id.index()].co.take().expect("a live actor has a coroutine");
+    let result = co.resume(how);
+    let mut e = cell.borrow_mut();
+    match result {
+        CoroutineResult::Yield(why) => {
+            if why == Suspend::Stuck {
+                // The actor cannot unwind further; abandon its stack.
+                std::mem::forget(co);
+                e.leaked += 1;
+                e.actors[id.index()].status = Status::Finished;
+            } else {
+                e.actors[id.index()].co = Some(co);
+            }
+            Some(why)
+        }
+        CoroutineResult::Return(()) => {
+            let actor = &mut e.actors[id.index()];
+            actor.status = Status::Finished;
+            actor.pending = None;
+            actor.ready = None;
+            if e.current == Some(id) {
+                e.current = None;
+            }
+            let stack: DefaultStack = co.into_stack();
+            // SAFETY: as in `start_actor`.
+            unsafe { (*e.pool).give(stack) };
+            None
+        }
+    }
+}
+
+/// Runs one execution of `body` to its end and tears it down.
+pub(crate) fn run_execution(exec: Execution, body: &(dyn Fn() + Sync)) -> Execution {
+    let cell: ExecCell = RefCell::new(exec);
+    let previous = EXEC.with(|c| c.replace(&cell));
+    panics::install_hook();
+    // SAFETY: `body` outlives this function, and the main actor is run to
+    // completion or torn down before it returns.
+    unsafe { start_actor(&cell, None, None, Box::new(body)) };
+    loop {
+        let next = {
+            let mut e = cell.borrow_mut();
+            match e.next.take() {
+                Some(next) => Next::Run(next),
+                None => e.decide(),
+            }
+        };
+        match next {
+            Next::Run(id) => {
+                resume(&cell, id, Resume::Run);
+            }
+            Next::End => break,
+        }
+    }
+    teardown(&cell);
+    EXEC.with(|c| c.set(previous));
+    cell.into_inner()
+}
+
+/// Unwinds every actor that has not finished, so that destructors run.
+fn teardown(cell: &ExecCell) {
+    cell.borrow_mut().teardown = true;
+    let count = cell.borrow().actors.len();
+    for i in 0..count {
+        let id = ActorId::from_index(i);
+        loop {
+            let live = {
+                let e = cell.borrow();
+                let actor = &e.actors[i];
+                actor.status != Status::Finished && actor.co.is_some()
+            };
+            if !live {
+                break;
+            }
+            cell.borrow_mut().current = Some(id);
+            if resume(cell, id, Resume::Teardown).is_none() {
+                break;
+            }
+        }
+    }
+    // Actors spawned by destructors during teardown are torn down too.
+    if cell.borrow().actors.len() > count {
+        teardown(cell);
+    }
+    cell.borrow_mut().current = None;
+}

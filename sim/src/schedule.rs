@@ -1,0 +1,304 @@
+//! Schedules and replay tokens.
+//!
+//! A schedule is the list of choices an execution made at every decision
+//! with two or more alternatives. A token carries it in a short,
+//! copy-pasteable form that shells need not quote.
+//!
+//! Token format, version 1: `s1` `_` base64url(no padding) of
+//!
+//! ```text
+//! strategy-name-length u8, strategy name bytes,
+//! has-seed u8, [seed u64 varint],
+//! fingerprint u32 little-endian,
+//! run count varint, then per run: value varint, length varint,
+//! checksum u16 little-endian (FNV-1a of everything before it, folded)
+//! ```
+//!
+//! The format is an API boundary: a change bumps the version, and readers
+//! name the version they got when they cannot read it.
+
+use std::fmt;
+
+use crate::outcome::Outcome;
+use crate::strategy::{ChoiceError, ChoicePoint, SchedulePoint, Strategy};
+use crate::ActorId;
+
+/// The token format version this build writes and reads.
+pub const TOKEN_VERSION: u32 = 1;
+
+/// A replayable schedule plus what produced it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// The strategy that produced it.
+    pub strategy: String,
+    /// The strategy's seed, if it is randomized.
+    pub seed: Option<u64>,
+    /// The choices, in order.
+    pub choices: Vec<u32>,
+    /// Fingerprint of the operations the execution performed.
+    pub fingerprint: u32,
+}
+
+/// Why a token could not be read.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TokenError {
+    /// The token does not start with `s<version>_`.
+    MissingPrefix,
+    /// The token was written by another format version.
+    UnsupportedVersion(String),
+    /// A character outside the base64url alphabet, at this position.
+    InvalidCharacter(usize),
+    /// The token ends before its content does.
+    Truncated,
+    /// The checksum does not match: the token was altered or cut.
+    Checksum,
+    /// Bytes follow the content.
+    TrailingBytes,
+}
+
+impl fmt::Display for TokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenError::MissingPrefix => f.write_str("not a samaritan replay token: it should start with `s1_`"),
+            TokenError::UnsupportedVersion(v) => write!(
+                f,
+                "replay token format version {v} is not supported: this samaritan reads version {TOKEN_VERSION}"
+            ),
+            TokenError::InvalidCharacter(at) => write!(f, "replay token has an invalid character at position {at}"),
+            TokenError::Truncated => f.write_str("replay token is truncated"),
+            TokenError::Checksum => f.write_str("replay token checksum does not match: it was altered or cut short"),
+            TokenError::TrailingBytes => f.write_str("replay token has trailing data"),
+        }
+    }
+}
+
+impl std::error::Error for TokenError {}
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+impl Schedule {
+    /// Encodes the schedule as a replay token.
+    pub fn to_token(&self) -> String {
+        let mut bytes = Vec::with_capacity(16 + self.choices.len());
+        let name = &self.strategy.as_bytes()[..self.strategy.len().min(255)];
+        bytes.push(name.len() as u8);
+        bytes.extend_from_slice(name);
+        match self.seed {
+            Some(seed) => {
+                bytes.push(1);
+                put_varint(&mut bytes, seed);
+            }
+            None => bytes.push(0),
+        }
+        bytes.extend_from_slice(&self.fingerprint.to_le_bytes());
+        let runs = runs(&self.choices);
+        put_varint(&mut bytes, runs.len() as u64);
+        for (value, len) in runs {
+            put_varint(&mut bytes, u64::from(value));
+            put_varint(&mut bytes, len as u64);
+        }
+        let sum = checksum(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        let mut token = format!("s{TOKEN_VERSION}_");
+        for chunk in bytes.chunks(3) {
+            let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+            for i in 0..chunk.len() + 1 {
+                token.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            }
+        }
+        token
+    }
+
+    /// Reads a replay token.
+    pub fn from_token(token: &str) -> Result<Schedule, TokenError> {
+        let token = token.trim();
+        let Some(rest) = token.strip_prefix('s') else { return Err(TokenError::MissingPrefix) };
+        let Some((version, body)) = rest.split_once('_') else { return Err(TokenError::MissingPrefix) };
+        if version.is_empty() || !version.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(TokenError::MissingPrefix);
+        }
+        if version != TOKEN_VERSION.to_string() {
+            return Err(TokenError::UnsupportedVersion(version.to_string()));
+        }
+        let offset = token.len() - body.len();
+        let bytes = decode_base64(body, offset)?;
+        if bytes.len() < 2 {
+            return Err(TokenError::Truncated);
+        }
+        let (content, sum) = bytes.split_at(bytes.len() - 2);
+        if checksum(content) != u16::from_le_bytes([sum[0], sum[1]]) {
+            return Err(TokenError::Checksum);
+        }
+        let mut r = Reader { bytes: content, at: 0 };
+        let name_len = r.byte()? as usize;
+        let strategy = String::from_utf8_lossy(r.take(name_len)?).into_owned();
+        let seed = match r.byte()? {
+            0 => None,
+            _ => Some(r.varint()?),
+        };
+        let f = r.take(4)?;
+        let fingerprint = u32::from_le_bytes([f[0], f[1], f[2], f[3]]);
+        let run_count = r.varint()?;
+        let mut choices = Vec::new();
+        for _ in 0..run_count {
+            let value = u32::try_from(r.varint()?).map_err(|_| TokenError::Truncated)?;
+            let len = r.varint()?;
+            if len > (1 << 24) || choices.len() as u64 + len > (1 << 26) {
+                return Err(TokenError::Truncated);
+            }
+            choices.extend(std::iter::repeat_n(value, len as usize));
+        }
+        if r.at != content.len() {
+            return Err(TokenError::TrailingBytes);
+        }
+        Ok(Schedule { strategy, seed, choices, fingerprint })
+    }
+}
+
+fn runs(choices: &[u32]) -> Vec<(u32, usize)> {
+    let mut runs: Vec<(u32, usize)> = Vec::new();
+    for &c in choices {
+        match runs.last_mut() {
+            Some((value, len)) if *value == c => *len += 1,
+            _ => runs.push((c, 1)),
+        }
+    }
+    runs
+}
+
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn checksum(bytes: &[u8]) -> u16 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    (h ^ (h >> 16)) as u16
+}
+
+fn decode_base64(text: &str, offset: usize) -> Result<Vec<u8>, TokenError> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for (i, ch) in text.bytes().enumerate() {
+        let Some(v) = ALPHABET.iter().position(|&a| a == ch) else {
+            return Err(TokenError::InvalidCharacter(offset + i));
+        };
+        acc = acc << 6 | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Ok(out)
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn byte(&mut self) -> Result<u8, TokenError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn take(&mut self, n: usize) -> Result<&[u8], TokenError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or(TokenError::Truncated)?;
+        let slice = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(slice)
+    }
+
+    fn varint(&mut self) -> Result<u64, TokenError> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            n |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(n);
+            }
+        }
+        Err(TokenError::Truncated)
+    }
+}
+
+/// Replays a schedule exactly, reporting where it stops fitting.
+#[derive(Debug)]
+pub struct Replay {
+    schedule: Schedule,
+    at: usize,
+    started: bool,
+}
+
+impl Replay {
+    /// Creates a replay of `schedule`.
+    pub fn new(schedule: Schedule) -> Replay {
+        Replay { schedule, at: 0, started: false }
+    }
+
+    fn next(&mut self, alternatives: usize, what: &str) -> Result<u32, ChoiceError> {
+        let Some(&choice) = self.schedule.choices.get(self.at) else {
+            return Err(ChoiceError::ScheduleMismatch {
+                detail: format!(
+                    "the schedule ended after {} choices but the execution needs another {what} (from {alternatives} alternatives)",
+                    self.schedule.choices.len()
+                ),
+            });
+        };
+        self.at += 1;
+        Ok(choice)
+    }
+
+    /// Returns how many choices of the schedule were not used.
+    pub fn unused(&self) -> usize {
+        self.schedule.choices.len() - self.at.min(self.schedule.choices.len())
+    }
+
+    /// Returns the schedule being replayed.
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+}
+
+impl Strategy for Replay {
+    fn name(&self) -> &'static str {
+        "replay"
+    }
+
+    fn begin_execution(&mut self) -> bool {
+        !std::mem::replace(&mut self.started, true)
+    }
+
+    fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
+        if point.enabled.len() == 1 {
+            return Ok(point.enabled[0]);
+        }
+        let choice = self.next(point.enabled.len(), "thread choice")?;
+        Ok(ActorId(choice))
+    }
+
+    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+        Ok(self.next(point.alternatives, "data choice")? as usize)
+    }
+
+    fn end_execution(&mut self, _outcome: &Outcome) {}
+
+    fn exhausted(&self) -> bool {
+        self.started
+    }
+
+    fn seed(&self) -> Option<u64> {
+        self.schedule.seed
+    }
+}

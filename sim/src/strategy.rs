@@ -1,0 +1,122 @@
+//! The strategy API: how a search strategy sees and steers an execution.
+//!
+//! A strategy is a small state machine driven by the explorer:
+//! [`Strategy::begin_execution`], then one [`Strategy::choose_actor`] per
+//! scheduling point and one [`Strategy::choose_value`] per data choice, then
+//! [`Strategy::end_execution`]. It never sees a primitive's type: only actors,
+//! their pending operations and objects.
+
+use std::panic::Location;
+
+use crate::op::{ActorId, ObjectId, Op};
+use crate::outcome::Outcome;
+
+/// A pending operation: what an actor will do when it is next scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pending {
+    /// The operation.
+    pub op: Op,
+    /// The object it touches, if any.
+    pub object: Option<ObjectId>,
+    /// Where in the user's code the operation is.
+    pub location: &'static Location<'static>,
+}
+
+/// What one actor looks like at a scheduling point.
+#[derive(Clone, Copy, Debug)]
+pub struct ActorView {
+    /// The actor.
+    pub id: ActorId,
+    /// Its pending operation; `None` once it has finished.
+    pub pending: Option<Pending>,
+    /// Whether its pending operation can proceed now.
+    pub enabled: bool,
+}
+
+/// The decision a strategy makes at a scheduling point.
+///
+/// `#[non_exhaustive]` so that later strategies can be given more context
+/// without breaking existing ones.
+#[non_exhaustive]
+#[derive(Debug)]
+pub struct SchedulePoint<'a> {
+    /// Number of steps taken so far in this execution.
+    pub step: u64,
+    /// The actor that ran last, if it can still run (`None` after it blocked
+    /// or finished, and at the first step).
+    pub current: Option<ActorId>,
+    /// The enabled actors, in id order; never empty.
+    pub enabled: &'a [ActorId],
+    /// Every actor of the execution, in id order.
+    pub actors: &'a [ActorView],
+    /// Whether the last step of the current actor was a yield
+    /// ([`Op::is_yield`]).
+    pub yielding: bool,
+}
+
+impl SchedulePoint<'_> {
+    /// Returns the pending operation of `actor`.
+    pub fn pending(&self, actor: ActorId) -> Option<Pending> {
+        self.actors.get(actor.index()).and_then(|a| a.pending)
+    }
+}
+
+/// A data choice: the engine needs a value in `0..alternatives`.
+#[non_exhaustive]
+#[derive(Debug)]
+pub struct ChoicePoint {
+    /// Number of steps taken so far in this execution.
+    pub step: u64,
+    /// The actor asking.
+    pub actor: ActorId,
+    /// How many values there are to choose from (at least 2).
+    pub alternatives: usize,
+    /// Where the choice is made.
+    pub location: &'static Location<'static>,
+}
+
+/// Why a strategy could not make a choice.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChoiceError {
+    /// Replaying a known prefix gave a different set of enabled actors or
+    /// choices than before: the program is not deterministic.
+    Nondeterminism {
+        /// What was expected and what was seen.
+        detail: String,
+    },
+    /// A replayed schedule does not fit this program.
+    ScheduleMismatch {
+        /// What does not fit.
+        detail: String,
+    },
+}
+
+/// A search strategy.
+pub trait Strategy {
+    /// Short lowercase name, recorded in replay tokens and summaries.
+    fn name(&self) -> &'static str;
+
+    /// Prepares the next execution; returns `false` when the search is over.
+    fn begin_execution(&mut self) -> bool;
+
+    /// Picks the actor that takes the next step; must return a member of
+    /// `point.enabled`.
+    fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError>;
+
+    /// Picks a value in `0..point.alternatives`.
+    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError>;
+
+    /// Learns how the execution ended.
+    fn end_execution(&mut self, outcome: &Outcome);
+
+    /// Returns whether the whole search space has been explored.
+    fn exhausted(&self) -> bool {
+        false
+    }
+
+    /// The seed the strategy draws from, if it is randomized.
+    fn seed(&self) -> Option<u64> {
+        None
+    }
+}

@@ -1,0 +1,91 @@
+//! The readable record of an execution: one line per step.
+//!
+//! Format (version 1), one line per step:
+//! `index  actor  op  object  location  [marks]`, where marks are
+//! `preempt` (the previous actor could have gone on) and `yield`.
+
+use std::fmt;
+use std::panic::Location;
+
+use crate::op::{ActorId, ObjectId, Op};
+
+/// One step of an execution, as recorded by the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TraceStep {
+    pub(crate) actor: ActorId,
+    pub(crate) op: Op,
+    pub(crate) object: Option<ObjectId>,
+    pub(crate) location: &'static Location<'static>,
+    /// The value picked when `op` is [`Op::Choose`].
+    pub(crate) value: u32,
+    pub(crate) preempt: bool,
+}
+
+/// One line of a [`Trace`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceLine {
+    /// Step index, from 0.
+    pub index: usize,
+    /// The actor's display name.
+    pub actor: String,
+    /// The operation.
+    pub op: Op,
+    /// The object as `Kind#id`, if any.
+    pub object: Option<String>,
+    /// `file:line:column` of the operation.
+    pub location: String,
+    /// The chosen value for data choices.
+    pub value: Option<u32>,
+    /// Whether the step preempted an actor that could have gone on.
+    pub preempt: bool,
+}
+
+/// The readable trace of one execution.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// The steps, in order.
+    pub lines: Vec<TraceLine>,
+}
+
+impl Trace {
+    /// Returns the number of preempting context switches.
+    pub fn preemptions(&self) -> usize {
+        self.lines.iter().filter(|l| l.preempt).count()
+    }
+}
+
+impl fmt::Display for Trace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let actor_w = self.lines.iter().map(|l| l.actor.len()).max().unwrap_or(4).max(4);
+        let object_w = self.lines.iter().map(|l| l.object.as_deref().map_or(1, str::len)).max().unwrap_or(1);
+        for line in &self.lines {
+            let op = match line.value {
+                Some(v) => format!("{}={v}", line.op),
+                None => line.op.to_string(),
+            };
+            let mut marks = String::new();
+            if line.preempt {
+                marks.push_str("  <- preempt");
+            }
+            if line.op.is_yield() {
+                marks.push_str("  (yield)");
+            }
+            writeln!(
+                f,
+                "{:>4}  {:<actor_w$}  {:<16}  {:<object_w$}  {}{}",
+                line.index,
+                line.actor,
+                op,
+                line.object.as_deref().unwrap_or("-"),
+                line.location,
+                marks,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Formats a location the way traces show it.
+pub(crate) fn location_string(location: &Location<'_>) -> String {
+    format!("{}:{}:{}", location.file(), location.line(), location.column())
+}

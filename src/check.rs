@@ -1,0 +1,293 @@
+//! Exploration entry points: [`check`], [`replay`] and the [`Builder`].
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use samaritan_sim::{Config, Report, Schedule, Strategy, TokenError};
+use samaritan_strategies::{Dfs, Random, RoundRobin};
+
+use crate::env;
+
+/// Which search to run.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchStrategy {
+    /// Every schedule, depth first (exhausts small models).
+    Dfs,
+    /// Uniformly random schedules from a seed.
+    Random,
+    /// Switch at every scheduling point (one execution).
+    RoundRobin,
+}
+
+/// Why an exploration could not start.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// An environment variable has a value that cannot be used.
+    InvalidEnv {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// What it should be.
+        expected: &'static str,
+    },
+    /// A replay token could not be read.
+    Token(TokenError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidEnv { var, value, expected } => write!(f, "{var}={value:?} is invalid: expected {expected}"),
+            Error::Token(err) => err.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Token(err) => Some(err),
+            Error::InvalidEnv { .. } => None,
+        }
+    }
+}
+
+impl From<TokenError> for Error {
+    fn from(err: TokenError) -> Error {
+        Error::Token(err)
+    }
+}
+
+/// Configures an exploration. Every setting defaults from its `SAMARITAN_*`
+/// environment variable (see [`crate::env`]).
+#[non_exhaustive]
+#[derive(Clone, Debug)]
+pub struct Builder {
+    /// The search. Defaults to `SAMARITAN_STRATEGY`, else DFS.
+    pub strategy: SearchStrategy,
+    /// Steps per execution. Defaults to `SAMARITAN_MAX_STEPS`, else 100000.
+    pub max_steps: u64,
+    /// Executions per exploration. Defaults to `SAMARITAN_MAX_EXECUTIONS`,
+    /// else unbounded (1000 for random search).
+    pub max_executions: Option<u64>,
+    /// Time per exploration. Defaults to `SAMARITAN_MAX_TIME` (seconds).
+    pub max_time: Option<Duration>,
+    /// Seed for random search. Defaults to `SAMARITAN_SEED`, else 0.
+    pub seed: u64,
+    /// Coroutine stack size. Defaults to `SAMARITAN_STACK_SIZE`, else 256 KiB.
+    pub stack_size: usize,
+    /// Silence before uncontrolled blocking is reported. Defaults to
+    /// `SAMARITAN_WATCHDOG_MS`, else 10 s.
+    pub watchdog: Duration,
+    /// Whether weak compare-exchange may fail spuriously. Defaults to
+    /// `SAMARITAN_SPURIOUS_FAILURES`, else true.
+    pub spurious_failures: bool,
+    /// A token to replay instead of exploring. Defaults to `SAMARITAN_REPLAY`.
+    pub replay: Option<String>,
+    env_error: Option<Error>,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new()
+    }
+}
+
+fn parse<T: std::str::FromStr>(var: &'static str, expected: &'static str, errors: &mut Option<Error>) -> Option<T> {
+    let value = std::env::var(var).ok()?;
+    match value.trim().parse() {
+        Ok(v) => Some(v),
+        Err(_) => {
+            errors.get_or_insert(Error::InvalidEnv { var, value, expected });
+            None
+        }
+    }
+}
+
+impl Builder {
+    /// Creates a builder with every setting at its environment default.
+    pub fn new() -> Builder {
+        let mut err = None;
+        let strategy = match std::env::var(env::STRATEGY).ok().as_deref().map(str::trim) {
+            None | Some("dfs") => SearchStrategy::Dfs,
+            Some("random") => SearchStrategy::Random,
+            Some("round-robin") => SearchStrategy::RoundRobin,
+            Some(other) => {
+                err = Some(Error::InvalidEnv {
+                    var: env::STRATEGY,
+                    value: other.to_string(),
+                    expected: "one of dfs, random, round-robin",
+                });
+                SearchStrategy::Dfs
+            }
+        };
+        let spurious = match std::env::var(env::SPURIOUS_FAILURES).ok().as_deref().map(str::trim) {
+            None | Some("1") | Some("true") => true,
+            Some("0") | Some("false") => false,
+            Some(other) => {
+                err.get_or_insert(Error::InvalidEnv {
+                    var: env::SPURIOUS_FAILURES,
+                    value: other.to_string(),
+                    expected: "1 or 0",
+                });
+                true
+            }
+        };
+        Builder {
+            strategy,
+            max_steps: parse(env::MAX_STEPS, "a number of steps", &mut err).unwrap_or(100_000),
+            max_executions: parse(env::MAX_EXECUTIONS, "a number of executions", &mut err),
+            max_time: parse::<f64>(env::MAX_TIME, "a number of seconds", &mut err)
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(Duration::from_secs_f64),
+            seed: parse(env::SEED, "an unsigned 64-bit number", &mut err).unwrap_or(0),
+            stack_size: parse(env::STACK_SIZE, "a number of bytes", &mut err).unwrap_or(256 * 1024),
+            watchdog: Duration::from_millis(
+                parse(env::WATCHDOG_MS, "a number of milliseconds", &mut err).unwrap_or(10_000),
+            ),
+            spurious_failures: spurious,
+            replay: std::env::var(env::REPLAY).ok().filter(|t| !t.trim().is_empty()),
+            env_error: err,
+        }
+    }
+
+    /// Sets the search strategy.
+    pub fn strategy(mut self, strategy: SearchStrategy) -> Builder {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Sets the step bound per execution.
+    pub fn max_steps(mut self, steps: u64) -> Builder {
+        self.max_steps = steps;
+        self
+    }
+
+    /// Bounds the number of executions.
+    pub fn max_executions(mut self, executions: u64) -> Builder {
+        self.max_executions = Some(executions);
+        self
+    }
+
+    /// Bounds the exploration's time.
+    pub fn max_time(mut self, time: Duration) -> Builder {
+        self.max_time = Some(time);
+        self
+    }
+
+    /// Sets the seed of random search.
+    pub fn seed(mut self, seed: u64) -> Builder {
+        self.seed = seed;
+        self
+    }
+
+    /// Sets the coroutine stack size.
+    pub fn stack_size(mut self, bytes: usize) -> Builder {
+        self.stack_size = bytes;
+        self
+    }
+
+    /// Sets how long a thread may go without a visible operation before
+    /// uncontrolled blocking is reported.
+    pub fn watchdog(mut self, silence: Duration) -> Builder {
+        self.watchdog = silence;
+        self
+    }
+
+    /// Sets whether weak compare-exchange may fail spuriously.
+    pub fn spurious_failures(mut self, on: bool) -> Builder {
+        self.spurious_failures = on;
+        self
+    }
+
+    fn config(&self) -> Config {
+        let mut config = Config::default();
+        config.max_steps = self.max_steps;
+        config.max_executions = self.max_executions.or(match self.strategy {
+            SearchStrategy::Random => Some(1000),
+            _ => None,
+        });
+        config.max_time = self.max_time;
+        config.watchdog = self.watchdog;
+        config.stack_size = self.stack_size;
+        config.spurious_failures = self.spurious_failures;
+        config.test_name = std::thread::current().name().map(str::to_string);
+        config
+    }
+
+    fn make_strategy(&self) -> Box<dyn Strategy + Send> {
+        match self.strategy {
+            SearchStrategy::Dfs => Box::new(Dfs::new()),
+            SearchStrategy::Random => Box::new(Random::new(self.seed)),
+            SearchStrategy::RoundRobin => Box::new(RoundRobin::new()),
+        }
+    }
+
+    /// Explores `f` (or replays `self.replay` when set) and returns the
+    /// report, failing or not.
+    pub fn explore<F>(&self, f: F) -> Result<Report, Error>
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        if let Some(err) = &self.env_error {
+            return Err(err.clone());
+        }
+        match &self.replay {
+            Some(token) => self.replay(token, f),
+            None => Ok(samaritan_sim::explore(self.config(), self.make_strategy(), Arc::new(f))),
+        }
+    }
+
+    /// Replays one execution of `f` from `token` and returns its report. A
+    /// token that does not fit `f` gives a schedule-mismatch outcome that
+    /// says at which step.
+    pub fn replay<F>(&self, token: &str, f: F) -> Result<Report, Error>
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        let schedule = Schedule::from_token(token)?;
+        Ok(samaritan_sim::replay(self.config(), schedule, Arc::new(f)))
+    }
+
+    /// Explores `f` and panics with the failure report if it finds a bug.
+    #[track_caller]
+    pub fn check<F>(&self, f: F)
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        match self.explore(f) {
+            Ok(report) if report.is_failure() => panic!("{report}"),
+            Ok(_) => {}
+            Err(err) => panic!("samaritan: {err}"),
+        }
+    }
+}
+
+/// Explores every schedule of `f` and panics with a report if one fails.
+///
+/// With `SAMARITAN_REPLAY` set, replays that one schedule instead.
+#[track_caller]
+pub fn check<F>(f: F)
+where
+    F: Fn() + Send + Sync + 'static,
+{
+    Builder::new().check(f)
+}
+
+/// Replays the schedule in `token` on `f`; panics with the report if the
+/// replayed execution fails or the token is bad.
+#[track_caller]
+pub fn replay<F>(token: &str, f: F)
+where
+    F: Fn() + Send + Sync + 'static,
+{
+    match Builder::new().replay(token, f) {
+        Ok(report) if report.is_failure() => panic!("{report}"),
+        Ok(_) => {}
+        Err(err) => panic!("samaritan: {err}"),
+    }
+}

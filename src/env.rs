@@ -1,0 +1,22 @@
+//! The `SAMARITAN_*` environment variables that set the builder's defaults.
+
+/// Strategy: `dfs` (default), `random` or `round-robin`.
+pub const STRATEGY: &str = "SAMARITAN_STRATEGY";
+/// Steps allowed per execution (default 100000).
+pub const MAX_STEPS: &str = "SAMARITAN_MAX_STEPS";
+/// Executions allowed per exploration (default: unbounded for `dfs`, 1000
+/// for `random`).
+pub const MAX_EXECUTIONS: &str = "SAMARITAN_MAX_EXECUTIONS";
+/// Seconds allowed per exploration (default: unbounded).
+pub const MAX_TIME: &str = "SAMARITAN_MAX_TIME";
+/// Seed of the `random` strategy (default 0).
+pub const SEED: &str = "SAMARITAN_SEED";
+/// Coroutine stack size in bytes (default 262144).
+pub const STACK_SIZE: &str = "SAMARITAN_STACK_SIZE";
+/// Milliseconds without a step before uncontrolled blocking is reported
+/// (default 10000).
+pub const WATCHDOG_MS: &str = "SAMARITAN_WATCHDOG_MS";
+/// Whether `compare_exchange_weak` may fail spuriously: `1` (default) or `0`.
+pub const SPURIOUS_FAILURES: &str = "SAMARITAN_SPURIOUS_FAILURES";
+/// A replay token: `check` replays it instead of exploring.
+pub const REPLAY: &str = "SAMARITAN_REPLAY";

@@ -1,0 +1,108 @@
+//! Exhaustive depth-first search over every schedule.
+//!
+//! The search keeps a stack of the decisions with two or more alternatives
+//! made by the current execution. Each execution replays the stack's
+//! choices, then extends it with first alternatives; when it ends, the
+//! deepest decision that still has an untried alternative is advanced and
+//! everything below it dropped. At every decision the actor that ran last is
+//! tried first, so the first execution has no preemptions.
+//!
+//! Invariant: `frames[..depth]` are the decisions of the running execution;
+//! while `depth < frames.len()` the execution is replaying a known prefix,
+//! and a different set of alternatives there means the program is not
+//! deterministic.
+
+use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Strategy};
+
+#[derive(Debug)]
+struct Frame {
+    /// Alternatives in the order they are tried (actor indices or values).
+    options: Vec<u32>,
+    /// Index into `options` of the one taken now.
+    taken: usize,
+}
+
+/// Exhaustive depth-first search.
+#[derive(Debug, Default)]
+pub struct Dfs {
+    frames: Vec<Frame>,
+    depth: usize,
+    done: bool,
+}
+
+impl Dfs {
+    /// Creates a search that has explored nothing yet.
+    pub fn new() -> Dfs {
+        Dfs::default()
+    }
+
+    fn decide(&mut self, options: Vec<u32>) -> Result<u32, ChoiceError> {
+        if let Some(frame) = self.frames.get(self.depth) {
+            let mut seen = options.clone();
+            let mut known = frame.options.clone();
+            seen.sort_unstable();
+            known.sort_unstable();
+            if seen != known {
+                return Err(ChoiceError::Nondeterminism {
+                    detail: format!(
+                        "replaying the same prefix offered alternatives {seen:?} where the earlier execution had {known:?}"
+                    ),
+                });
+            }
+        } else {
+            self.frames.push(Frame { options, taken: 0 });
+        }
+        let frame = &self.frames[self.depth];
+        self.depth += 1;
+        Ok(frame.options[frame.taken])
+    }
+}
+
+impl Strategy for Dfs {
+    fn name(&self) -> &'static str {
+        "dfs"
+    }
+
+    fn begin_execution(&mut self) -> bool {
+        self.depth = 0;
+        !self.done
+    }
+
+    fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
+        if point.enabled.len() == 1 {
+            return Ok(point.enabled[0]);
+        }
+        let mut options: Vec<u32> = Vec::with_capacity(point.enabled.len());
+        if let Some(current) = point.current {
+            options.push(current.index() as u32);
+        }
+        options.extend(
+            point
+                .enabled
+                .iter()
+                .map(|a| a.index() as u32)
+                .filter(|&a| Some(a as usize) != point.current.map(ActorId::index)),
+        );
+        Ok(ActorId::from_index(self.decide(options)? as usize))
+    }
+
+    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+        Ok(self.decide((0..point.alternatives as u32).collect())? as usize)
+    }
+
+    fn end_execution(&mut self, _outcome: &Outcome) {
+        self.frames.truncate(self.depth);
+        while let Some(frame) = self.frames.last_mut() {
+            if frame.taken + 1 < frame.options.len() {
+                frame.taken += 1;
+                return;
+            }
+            self.frames.pop();
+        }
+        self.done = true;
+    }
+
+    fn exhausted(&self) -> bool {
+        self.done
+    }
+}

@@ -1,0 +1,14 @@
+//! Search strategies for samaritan.
+//!
+//! Each strategy implements [`samaritan_sim::Strategy`] and depends on
+//! nothing but that API: it sees actors, their pending operations and the
+//! enabled set, never a primitive's type.
+
+mod dfs;
+mod random;
+mod round_robin;
+
+pub use dfs::Dfs;
+pub use random::Random;
+pub use round_robin::RoundRobin;
+pub use samaritan_sim::Replay;

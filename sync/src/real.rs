@@ -1,0 +1,10 @@
+//! The production backend: std's own types, re-exported at zero cost.
+
+pub use std::sync::{Mutex, MutexGuard};
+
+pub(crate) mod atomic {
+    pub use std::sync::atomic::{
+        compiler_fence, fence, AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicPtr,
+        AtomicU16, AtomicU32, AtomicU64, AtomicU8, AtomicUsize,
+    };
+}

@@ -1,0 +1,189 @@
+//! Simulated `Mutex`: a std mutex plus a modelled lock bit.
+//!
+//! Invariant: inside an execution, `locked` is true exactly while some
+//! actor holds a guard obtained in that execution; the real mutex is then
+//! held too, so `inner.try_lock()` always succeeds after the model granted
+//! the lock.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::panic::Location;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+
+use samaritan_sim::rt::{self, ObjectSlot};
+use samaritan_sim::{ObjectId, Op};
+
+/// Same API as [`std::sync::Mutex`]; scheduled under `sim`.
+pub struct Mutex<T: ?Sized> {
+    slot: ObjectSlot,
+    locked: AtomicBool,
+    inner: std::sync::Mutex<T>,
+}
+
+/// Same API as [`std::sync::MutexGuard`].
+#[must_use = "if unused the Mutex will immediately unlock"]
+pub struct MutexGuard<'a, T: ?Sized> {
+    pub(crate) mutex: &'a Mutex<T>,
+    /// Always `Some` until the guard is dropped or taken apart by `Condvar`.
+    pub(crate) inner: Option<std::sync::MutexGuard<'a, T>>,
+    /// The engine object when the guard was taken inside an execution.
+    pub(crate) object: Option<ObjectId>,
+}
+
+impl<T> Mutex<T> {
+    /// Creates a new mutex in an unlocked state.
+    pub const fn new(value: T) -> Mutex<T> {
+        Mutex { slot: ObjectSlot::new(), locked: AtomicBool::new(false), inner: std::sync::Mutex::new(value) }
+    }
+
+    /// Consumes the mutex, returning the underlying data.
+    pub fn into_inner(self) -> LockResult<T> {
+        self.inner.into_inner()
+    }
+}
+
+impl<T: ?Sized> Mutex<T> {
+    /// Returns this mutex's engine object, resetting the model on first use
+    /// in an execution.
+    pub(crate) fn object(&self) -> ObjectId {
+        let (id, fresh) = self.slot.id("Mutex");
+        if fresh {
+            self.locked.store(false, Ordering::Relaxed);
+        }
+        id
+    }
+
+    /// Acquires the mutex, blocking the current thread until it is able to do so.
+    #[track_caller]
+    pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
+        if !rt::active() {
+            return wrap(self, self.inner.lock(), None);
+        }
+        let object = self.object();
+        rt::step_when(Op::Lock, Some(object), Location::caller(), &|| !self.locked.load(Ordering::Relaxed));
+        self.acquire(object)
+    }
+
+    /// Takes the modelled lock (which must be free) and the real one.
+    pub(crate) fn acquire(&self, object: ObjectId) -> LockResult<MutexGuard<'_, T>> {
+        self.locked.store(true, Ordering::Relaxed);
+        rt::acquired(object);
+        let real = match self.inner.try_lock() {
+            Ok(guard) => Ok(guard),
+            Err(TryLockError::Poisoned(p)) => Err(p),
+            // Held outside the model: block for real; the watchdog reports it.
+            Err(TryLockError::WouldBlock) => self.inner.lock(),
+        };
+        wrap(self, real, Some(object))
+    }
+
+    /// Attempts to acquire this lock without blocking.
+    #[track_caller]
+    pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
+        if !rt::active() {
+            return match self.inner.try_lock() {
+                Ok(g) => Ok(MutexGuard { mutex: self, inner: Some(g), object: None }),
+                Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
+                Err(TryLockError::Poisoned(p)) => Err(TryLockError::Poisoned(PoisonError::new(MutexGuard {
+                    mutex: self,
+                    inner: Some(p.into_inner()),
+                    object: None,
+                }))),
+            };
+        }
+        let object = self.object();
+        rt::step(Op::TryLock, Some(object), Location::caller());
+        if self.locked.load(Ordering::Relaxed) {
+            return Err(TryLockError::WouldBlock);
+        }
+        self.acquire(object).map_err(TryLockError::Poisoned)
+    }
+
+    /// Determines whether the mutex is poisoned.
+    pub fn is_poisoned(&self) -> bool {
+        self.inner.is_poisoned()
+    }
+
+    /// Clears the poisoned state from a mutex.
+    pub fn clear_poison(&self) {
+        self.inner.clear_poison();
+    }
+
+    /// Returns a mutable reference to the underlying data.
+    pub fn get_mut(&mut self) -> LockResult<&mut T> {
+        self.inner.get_mut()
+    }
+}
+
+fn wrap<'a, T: ?Sized>(
+    mutex: &'a Mutex<T>,
+    real: LockResult<std::sync::MutexGuard<'a, T>>,
+    object: Option<ObjectId>,
+) -> LockResult<MutexGuard<'a, T>> {
+    match real {
+        Ok(g) => Ok(MutexGuard { mutex, inner: Some(g), object }),
+        Err(p) => Err(PoisonError::new(MutexGuard { mutex, inner: Some(p.into_inner()), object })),
+    }
+}
+
+impl<T: ?Sized> Drop for MutexGuard<'_, T> {
+    #[track_caller]
+    fn drop(&mut self) {
+        let Some(inner) = self.inner.take() else { return };
+        match self.object {
+            Some(object) if rt::active() => {
+                // Announce first, then release for real, then in the model.
+                let location = Location::caller();
+                rt::step(Op::Unlock, Some(object), location);
+                drop(inner);
+                self.mutex.locked.store(false, Ordering::Relaxed);
+                rt::released(object);
+            }
+            _ => drop(inner),
+        }
+    }
+}
+
+impl<T: ?Sized> Deref for MutexGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.inner.as_ref().expect("guard is live")
+    }
+}
+
+impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.inner.as_mut().expect("guard is live")
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.inner, f)
+    }
+}
+
+impl<T: Default> Default for Mutex<T> {
+    fn default() -> Mutex<T> {
+        Mutex::new(T::default())
+    }
+}
+
+impl<T> From<T> for Mutex<T> {
+    fn from(value: T) -> Mutex<T> {
+        Mutex::new(value)
+    }
+}
