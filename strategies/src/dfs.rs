@@ -20,6 +20,9 @@ struct Frame {
     options: Vec<u32>,
     /// Index into `options` of the one taken now.
     taken: usize,
+    /// Hash of the alternatives' pending operations, to notice a replayed
+    /// prefix that offers the same actors doing different things.
+    signature: u64,
 }
 
 /// Exhaustive depth-first search.
@@ -36,8 +39,14 @@ impl Dfs {
         Dfs::default()
     }
 
-    fn decide(&mut self, options: Vec<u32>) -> Result<u32, ChoiceError> {
+    fn decide(&mut self, options: Vec<u32>, signature: u64) -> Result<u32, ChoiceError> {
         if let Some(frame) = self.frames.get(self.depth) {
+            if frame.signature != signature {
+                return Err(ChoiceError::Nondeterminism {
+                    detail: "replaying the same prefix, a thread announced a different operation than before"
+                        .to_string(),
+                });
+            }
             let mut seen = options.clone();
             let mut known = frame.options.clone();
             seen.sort_unstable();
@@ -50,7 +59,7 @@ impl Dfs {
                 });
             }
         } else {
-            self.frames.push(Frame { options, taken: 0 });
+            self.frames.push(Frame { options, taken: 0, signature });
         }
         let frame = &self.frames[self.depth];
         self.depth += 1;
@@ -83,11 +92,19 @@ impl Strategy for Dfs {
                 .map(|a| a.index() as u32)
                 .filter(|&a| Some(a as usize) != point.current.map(ActorId::index)),
         );
-        Ok(ActorId::from_index(self.decide(options)? as usize))
+        let signature = point.enabled.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &a| {
+            let p = point.pending(a).expect("an enabled actor has a pending operation");
+            let mut h = (h ^ a.index() as u64).wrapping_mul(0x0100_0000_01b3);
+            h = (h ^ p.op as u64).wrapping_mul(0x0100_0000_01b3);
+            h = (h ^ p.object.map_or(u64::MAX, |o| o.index() as u64)).wrapping_mul(0x0100_0000_01b3);
+            (h ^ (p.location as *const _ as u64)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Ok(ActorId::from_index(self.decide(options, signature)? as usize))
     }
 
     fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
-        Ok(self.decide((0..point.alternatives as u32).collect())? as usize)
+        let signature = point.location as *const _ as u64 ^ point.alternatives as u64;
+        Ok(self.decide((0..point.alternatives as u32).collect(), signature)? as usize)
     }
 
     fn end_execution(&mut self, _outcome: &Outcome) {

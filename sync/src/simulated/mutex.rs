@@ -29,6 +29,9 @@ pub struct MutexGuard<'a, T: ?Sized> {
     pub(crate) inner: Option<std::sync::MutexGuard<'a, T>>,
     /// The engine object when the guard was taken inside an execution.
     pub(crate) object: Option<ObjectId>,
+    /// Where the guard was made. Drop glue does not pass on its caller, so
+    /// the unlock step of an implicit drop is reported at the lock site.
+    pub(crate) location: &'static Location<'static>,
 }
 
 impl<T> Mutex<T> {
@@ -58,15 +61,20 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         if !rt::active() {
-            return wrap(self, self.inner.lock(), None);
+            return wrap(self, self.inner.lock(), None, Location::caller());
         }
         let object = self.object();
-        rt::step_when(Op::Lock, Some(object), Location::caller(), &|| !self.locked.load(Ordering::Relaxed));
-        self.acquire(object)
+        let location = Location::caller();
+        rt::step_when(Op::Lock, Some(object), location, &|| !self.locked.load(Ordering::Relaxed));
+        self.acquire(object, location)
     }
 
     /// Takes the modelled lock (which must be free) and the real one.
-    pub(crate) fn acquire(&self, object: ObjectId) -> LockResult<MutexGuard<'_, T>> {
+    pub(crate) fn acquire(
+        &self,
+        object: ObjectId,
+        location: &'static Location<'static>,
+    ) -> LockResult<MutexGuard<'_, T>> {
         self.locked.store(true, Ordering::Relaxed);
         rt::acquired(object);
         let real = match self.inner.try_lock() {
@@ -75,7 +83,7 @@ impl<T: ?Sized> Mutex<T> {
             // Held outside the model: block for real; the watchdog reports it.
             Err(TryLockError::WouldBlock) => self.inner.lock(),
         };
-        wrap(self, real, Some(object))
+        wrap(self, real, Some(object), location)
     }
 
     /// Attempts to acquire this lock without blocking.
@@ -83,21 +91,23 @@ impl<T: ?Sized> Mutex<T> {
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         if !rt::active() {
             return match self.inner.try_lock() {
-                Ok(g) => Ok(MutexGuard { mutex: self, inner: Some(g), object: None }),
+                Ok(g) => Ok(MutexGuard { mutex: self, inner: Some(g), object: None, location: Location::caller() }),
                 Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
                 Err(TryLockError::Poisoned(p)) => Err(TryLockError::Poisoned(PoisonError::new(MutexGuard {
                     mutex: self,
                     inner: Some(p.into_inner()),
                     object: None,
+                    location: Location::caller(),
                 }))),
             };
         }
         let object = self.object();
-        rt::step(Op::TryLock, Some(object), Location::caller());
+        let location = Location::caller();
+        rt::step(Op::TryLock, Some(object), location);
         if self.locked.load(Ordering::Relaxed) {
             return Err(TryLockError::WouldBlock);
         }
-        self.acquire(object).map_err(TryLockError::Poisoned)
+        self.acquire(object, location).map_err(TryLockError::Poisoned)
     }
 
     /// Determines whether the mutex is poisoned.
@@ -120,22 +130,21 @@ fn wrap<'a, T: ?Sized>(
     mutex: &'a Mutex<T>,
     real: LockResult<std::sync::MutexGuard<'a, T>>,
     object: Option<ObjectId>,
+    location: &'static Location<'static>,
 ) -> LockResult<MutexGuard<'a, T>> {
     match real {
-        Ok(g) => Ok(MutexGuard { mutex, inner: Some(g), object }),
-        Err(p) => Err(PoisonError::new(MutexGuard { mutex, inner: Some(p.into_inner()), object })),
+        Ok(g) => Ok(MutexGuard { mutex, inner: Some(g), object, location }),
+        Err(p) => Err(PoisonError::new(MutexGuard { mutex, inner: Some(p.into_inner()), object, location })),
     }
 }
 
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
-    #[track_caller]
     fn drop(&mut self) {
         let Some(inner) = self.inner.take() else { return };
         match self.object {
             Some(object) if rt::active() => {
                 // Announce first, then release for real, then in the model.
-                let location = Location::caller();
-                rt::step(Op::Unlock, Some(object), location);
+                rt::step(Op::Unlock, Some(object), self.location);
                 drop(inner);
                 self.mutex.locked.store(false, Ordering::Relaxed);
                 rt::released(object);
