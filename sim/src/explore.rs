@@ -153,7 +153,12 @@ pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -
 pub fn replay(config: Config, schedule: Schedule, body: Body) -> Report {
     let expected = schedule.clone();
     let mut report = explore_with(config, Box::new(Replay::new(schedule)), body, true);
-    if let Some(failure) = &report.failure {
+    report.strategy = expected.strategy.clone();
+    if let Some(failure) = &mut report.failure {
+        // The replay's own token names the search that found the schedule.
+        failure.schedule.strategy = expected.strategy.clone();
+        failure.schedule.seed = expected.seed;
+        failure.token = failure.schedule.to_token();
         let used = failure.schedule.choices.len();
         let mismatch = if matches!(
             report.outcome,

@@ -86,6 +86,17 @@ impl<T: ?Sized> Mutex<T> {
         wrap(self, real, Some(object), location)
     }
 
+    /// Returns whether the model holds the lock (read by `Condvar`).
+    pub(crate) fn is_locked(&self) -> bool {
+        self.locked.load(Ordering::Relaxed)
+    }
+
+    /// Clears the modelled lock after the real guard was dropped (`Condvar`).
+    pub(crate) fn release(&self, object: ObjectId) {
+        self.locked.store(false, Ordering::Relaxed);
+        rt::released(object);
+    }
+
     /// Attempts to acquire this lock without blocking.
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {

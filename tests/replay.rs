@@ -1,0 +1,135 @@
+//! Replay tokens: exact replays, and clear errors for bad or foreign tokens.
+#![cfg(feature = "sim")]
+
+use samaritan::sync::atomic::{AtomicUsize, Ordering};
+use samaritan::sync::{Arc, Mutex};
+use samaritan::{thread, Builder, Error, Outcome, Schedule, TokenError};
+
+/// Two threads bump a counter under a lock; passes in every schedule.
+fn locked_counter() {
+    let n = Arc::new(Mutex::new(0));
+    let n2 = n.clone();
+    let t = thread::spawn(move || *n2.lock().unwrap() += 1);
+    *n.lock().unwrap() += 1;
+    t.join().unwrap();
+    assert_eq!(*n.lock().unwrap(), 2);
+}
+
+fn token(choices: &[u32], fingerprint: u32) -> String {
+    Schedule { strategy: "dfs".into(), seed: None, choices: choices.to_vec(), fingerprint }.to_token()
+}
+
+/// Replays `token` on `locked_counter` and returns the outcome.
+#[track_caller]
+fn replay_outcome(token: &str) -> Outcome {
+    Builder::new().replay(token, locked_counter).expect("a readable token").outcome
+}
+
+#[test]
+fn a_replay_reports_its_own_trace_and_token() {
+    // The one point with two threads enabled is the first lock: main (0)
+    // and t1 both want it. Choose main; every other step is forced.
+    let first = Builder::new().replay(&token(&[0], 0), locked_counter).unwrap();
+    let failure = first.failure.as_ref().unwrap();
+    // The fingerprint 0 is not this program's, so the outcome says so.
+    assert!(matches!(&first.outcome, Outcome::ScheduleMismatch { detail, .. } if detail.contains("program changed")));
+    // With the right fingerprint the same schedule replays as a pass, and
+    // the replay's own token is the one it was given.
+    let right = failure.token.clone();
+    let second = Builder::new().replay(&right, locked_counter).unwrap();
+    assert_eq!(second.outcome, Outcome::Pass, "{second}");
+    assert_eq!(second.token(), Some(right.as_str()));
+    assert_eq!(second.failure.unwrap().trace, failure.trace);
+}
+
+#[test]
+fn a_token_choosing_a_thread_that_is_not_enabled_names_the_step() {
+    assert_eq!(
+        replay_outcome(&token(&[5], 0)),
+        Outcome::ScheduleMismatch { step: 1, detail: "thread '#5' is not enabled (enabled: main, t1)".into() }
+    );
+}
+
+#[test]
+fn a_token_that_ends_early_or_late_does_not_fit() {
+    assert_eq!(
+        replay_outcome(&token(&[], 0)),
+        Outcome::ScheduleMismatch {
+            step: 1,
+            detail: "the schedule ended after 0 choices but the execution needs another thread choice (from 2 alternatives)"
+                .into()
+        }
+    );
+    let Outcome::ScheduleMismatch { detail, .. } = replay_outcome(&token(&[0, 0, 0, 0, 0, 0, 0, 0, 0], 0)) else {
+        panic!("a too-long schedule must not fit")
+    };
+    assert_eq!(detail, "the execution ended after 1 of the schedule's 9 choices");
+}
+
+#[test]
+fn a_token_from_another_version_of_the_program_is_rejected() {
+    // Record a passing schedule of the program, then change the program.
+    let recorded = Builder::new().replay(&token(&[1], 0), locked_counter).unwrap().failure.unwrap().token;
+    let changed = Builder::new()
+        .replay(&recorded, || {
+            let n = Arc::new(Mutex::new(0));
+            let flag = Arc::new(AtomicUsize::new(0));
+            let (n2, flag2) = (n.clone(), flag.clone());
+            let t = thread::spawn(move || {
+                flag2.store(1, Ordering::SeqCst);
+                *n2.lock().unwrap() += 1
+            });
+            *n.lock().unwrap() += 1;
+            t.join().unwrap();
+        })
+        .unwrap();
+    assert!(matches!(changed.outcome, Outcome::ScheduleMismatch { .. }), "{changed}");
+}
+
+#[test]
+fn malformed_tokens_get_clear_errors() {
+    let cases: [(&str, TokenError, &str); 5] = [
+        ("hello", TokenError::MissingPrefix, "not a samaritan replay token: it should start with `s1_`"),
+        (
+            "s2_AAAA",
+            TokenError::UnsupportedVersion("2".into()),
+            "replay token format version 2 is not supported: this samaritan reads version 1",
+        ),
+        ("s1_ab*d", TokenError::InvalidCharacter(5), "replay token has an invalid character at position 5"),
+        ("s1_", TokenError::Truncated, "replay token is truncated"),
+        ("s1_AAAAAAAAAAAAAAAA", TokenError::Checksum, "replay token checksum does not match: it was altered or cut short"),
+    ];
+    for (text, expected, message) in cases {
+        let err = Builder::new().replay(text, locked_counter).unwrap_err();
+        assert_eq!(err, Error::Token(expected), "{text}");
+        assert_eq!(err.to_string(), message);
+    }
+}
+
+#[test]
+fn tokens_round_trip_and_no_mutation_makes_the_parser_panic() {
+    let mut state = 0x1234_5678_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..200 {
+        let len = (next() % 40) as usize;
+        let choices: Vec<u32> = (0..len).map(|_| (next() % 4) as u32).collect();
+        let seed = (next() % 2 == 0).then(|| next());
+        let schedule = Schedule { strategy: "random".into(), seed, choices, fingerprint: next() as u32 };
+        let text = schedule.to_token();
+        assert_eq!(Schedule::from_token(&text), Ok(schedule.clone()));
+        // Every single-character change and every cut is either rejected
+        // or (rarely) still a valid token; it never panics.
+        let bytes = text.as_bytes();
+        for i in 0..bytes.len() {
+            let mut altered = bytes.to_vec();
+            altered[i] = b"Az9-_*"[(next() % 6) as usize];
+            let _ = Schedule::from_token(&String::from_utf8(altered).unwrap());
+            let _ = Schedule::from_token(&text[..i]);
+        }
+    }
+}
