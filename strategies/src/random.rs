@@ -28,7 +28,7 @@ impl Random {
         self.state ^= self.state << 25;
         self.state ^= self.state >> 27;
         let x = self.state.wrapping_mul(0x2545_f491_4f6c_dd1d);
-        ((x >> 32) * n as u64 >> 32) as usize
+        (((x >> 32) * n as u64) >> 32) as usize
     }
 }
 
