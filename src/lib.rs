@@ -44,5 +44,5 @@ pub use production::check;
 #[cfg(feature = "sim")]
 pub use samaritan_sim::{BlockedActor, Deadlock, Failure, Outcome, Report, Schedule, TokenError, Trace, TraceLine};
 
-pub use samaritan_runtime::{hint, thread};
+pub use samaritan_runtime::{hint, thread, thread_local};
 pub use samaritan_sync as sync;

@@ -1,17 +1,31 @@
 //! samaritan's threads: std in production, engine actors under `sim`.
+//!
+//! One export list, two backends: without the `sim` feature every name is
+//! std's own (zero overhead); with it, each is a wrapper that behaves like
+//! std outside an exploration and is scheduled by the engine inside one.
+//! A name missing from either backend fails to compile.
+
+#[cfg(not(feature = "sim"))]
+mod real;
+#[cfg(not(feature = "sim"))]
+use real as backend;
 
 #[cfg(feature = "sim")]
 mod simulated;
+#[cfg(feature = "sim")]
+use simulated as backend;
+
+/// Declares thread-local statics; same syntax as [`std::thread_local!`].
+#[cfg(not(feature = "sim"))]
+pub use std::thread_local;
 
 /// Threads; same API as [`std::thread`].
 pub mod thread {
-    #[cfg(not(feature = "sim"))]
-    pub use std::thread::{sleep, spawn, yield_now, Builder, JoinHandle};
-
-    #[cfg(feature = "sim")]
-    pub use crate::simulated::thread::{sleep, spawn, yield_now, Builder, JoinHandle};
-
-    pub use std::thread::Result;
+    pub use crate::backend::thread::{
+        current, park, park_timeout, scope, sleep, spawn, yield_now, Builder, JoinHandle, LocalKey, Scope,
+        ScopedJoinHandle, Thread, ThreadId,
+    };
+    pub use std::thread::{available_parallelism, panicking, AccessError, Result};
 }
 
 /// Hints to the processor; same API as [`std::hint`].

@@ -2,64 +2,360 @@
 //!
 //! Outside an exploration every function defers to `std::thread`, so a
 //! `sim` build behaves like production. Inside one, `spawn` creates an
-//! actor on a coroutine, `join` blocks until it finished, and `yield_now`
-//! and `sleep` are yielding scheduling points.
+//! actor on a coroutine, `join` blocks until it finished, `yield_now`,
+//! `sleep` and `park_timeout` are yielding scheduling points, and `park`
+//! blocks until the thread's token is set by `unpark`.
+//!
+//! All actors share one OS thread, so std's thread identity means nothing
+//! inside an execution: a [`Thread`] there is the engine's handle of one
+//! actor (its id from the actor's spawn index, its name from `Builder::name`,
+//! `main` for the test closure), kept in the actor's thread-local storage.
+//!
+//! Modelling limits: `park` never wakes spuriously (std allows it), and
+//! [`std::thread::panicking`] is per OS thread, so while one actor unwinds,
+//! another one scheduled in the middle of that unwinding sees `true` too.
 
+use std::fmt;
 use std::io;
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use samaritan_sim::rt::{self, ObjectSlot};
-use samaritan_sim::{ActorId, Op};
+use samaritan_sim::Op;
+
+pub use super::local::LocalKey;
+pub use super::scope::{scope, Scope, ScopedJoinHandle};
+use super::{local, scope::ScopeData};
+
+/// The engine-side state of one simulated thread.
+pub(super) struct SimThread {
+    /// The actor's spawn index; `u32::MAX` until the actor starts, which it
+    /// does before `spawn` returns.
+    actor: AtomicU32,
+    name: Option<String>,
+    /// The park token, as in std: set by `unpark`, consumed by `park`.
+    token: AtomicBool,
+    /// Set once the thread's closure has returned (or unwound).
+    finished: AtomicBool,
+    /// Whether the actor holds its own object while it runs (spawned threads
+    /// do, for deadlock reports on `join`; the main actor does not).
+    held: bool,
+    /// The object for `join`, `park` and `unpark` on this thread.
+    slot: ObjectSlot,
+}
+
+impl SimThread {
+    fn new(actor: Option<usize>, name: Option<String>, held: bool) -> SimThread {
+        SimThread {
+            actor: AtomicU32::new(actor.map_or(u32::MAX, |a| a as u32)),
+            name,
+            token: AtomicBool::new(false),
+            finished: AtomicBool::new(false),
+            held,
+            slot: ObjectSlot::new(),
+        }
+    }
+
+    fn object(&self) -> samaritan_sim::ObjectId {
+        self.slot.id("Thread").0
+    }
+}
+
+/// Same API as [`std::thread::Thread`]; under `sim`, one actor's handle.
+#[derive(Clone)]
+pub struct Thread(ThreadInner);
+
+#[derive(Clone)]
+enum ThreadInner {
+    Real(std::thread::Thread),
+    Sim(Arc<SimThread>),
+}
+
+impl Thread {
+    pub(super) fn from_std(thread: std::thread::Thread) -> Thread {
+        Thread(ThreadInner::Real(thread))
+    }
+
+    fn sim(&self) -> Option<&Arc<SimThread>> {
+        match &self.0 {
+            ThreadInner::Real(_) => None,
+            ThreadInner::Sim(sim) => Some(sim),
+        }
+    }
+
+    /// Returns the thread's unique identifier.
+    pub fn id(&self) -> ThreadId {
+        match &self.0 {
+            ThreadInner::Real(t) => ThreadId(IdInner::Real(t.id())),
+            ThreadInner::Sim(sim) => ThreadId(IdInner::Sim(u64::from(sim.actor.load(Ordering::Relaxed)) + 1)),
+        }
+    }
+
+    /// Returns the thread's name: `main` for the main thread (the test
+    /// closure under `sim`), `None` for an unnamed spawned thread.
+    pub fn name(&self) -> Option<&str> {
+        match &self.0 {
+            ThreadInner::Real(t) => t.name(),
+            ThreadInner::Sim(sim) => sim.name.as_deref(),
+        }
+    }
+
+    /// Makes the thread's park token available; a scheduling point under
+    /// `sim`.
+    #[track_caller]
+    pub fn unpark(&self) {
+        match &self.0 {
+            ThreadInner::Real(t) => t.unpark(),
+            ThreadInner::Sim(sim) => {
+                if rt::active() {
+                    rt::step(Op::Unpark, Some(sim.object()), Location::caller());
+                }
+                sim.token.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Thread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            ThreadInner::Real(t) => t.fmt(f),
+            ThreadInner::Sim(_) => {
+                f.debug_struct("Thread").field("id", &self.id()).field("name", &self.name()).finish_non_exhaustive()
+            }
+        }
+    }
+}
+
+/// Same API as [`std::thread::ThreadId`]. Under `sim` it is the actor's
+/// spawn index plus one (the main actor is `ThreadId(1)`), so it is the same
+/// in every execution that spawns in the same order.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ThreadId(IdInner);
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum IdInner {
+    Real(std::thread::ThreadId),
+    Sim(u64),
+}
+
+impl fmt::Debug for ThreadId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            IdInner::Real(id) => id.fmt(f),
+            IdInner::Sim(n) => f.debug_tuple("ThreadId").field(&n).finish(),
+        }
+    }
+}
+
+/// The `with_local` key of the running actor's [`Thread`]: an address no
+/// `thread_local!` key can have.
+fn current_key() -> usize {
+    static KEY: u8 = 0;
+    &KEY as *const u8 as usize
+}
+
+/// Creates the handle of an actor that got none at spawn: the main actor.
+fn init_current() -> Thread {
+    let actor = rt::current();
+    let name = rt::given_name(actor).or_else(|| (actor.index() == 0).then(|| "main".to_string()));
+    Thread(ThreadInner::Sim(Arc::new(SimThread::new(Some(actor.index()), name, false))))
+}
+
+/// Returns a handle to the calling thread; same API as
+/// [`std::thread::current`].
+pub fn current() -> Thread {
+    if rt::active() {
+        rt::with_local(current_key(), init_current, Thread::clone)
+    } else {
+        Thread::from_std(std::thread::current())
+    }
+}
+
+/// Blocks until the calling thread's park token is available, then
+/// consumes it; same API as [`std::thread::park`]. Under `sim` it never
+/// wakes spuriously, so a park nobody unparks is reported as a deadlock.
+#[track_caller]
+pub fn park() {
+    if !rt::active() {
+        return std::thread::park();
+    }
+    let me = current();
+    let sim = me.sim().expect("an actor's handle is simulated");
+    let object = sim.object();
+    // A parked thread waits for an unpark, not for itself: drop its hold on
+    // its own object so a deadlock report shows no self-cycle.
+    if sim.held {
+        rt::released(object);
+    }
+    rt::step_when(Op::Park, Some(object), Location::caller(), &|| sim.token.load(Ordering::Relaxed));
+    sim.token.store(false, Ordering::Relaxed);
+    if sim.held {
+        rt::acquired(object);
+    }
+}
+
+/// Blocks until the park token is available or `dur` elapsed; same API as
+/// [`std::thread::park_timeout`]. Under `sim` a yielding scheduling point:
+/// if no token is there when it is scheduled it times out and advances the
+/// virtual clock by `dur`.
+#[track_caller]
+pub fn park_timeout(dur: Duration) {
+    if !rt::active() {
+        return std::thread::park_timeout(dur);
+    }
+    let me = current();
+    let sim = me.sim().expect("an actor's handle is simulated");
+    rt::step(Op::ParkTimeout, Some(sim.object()), Location::caller());
+    if !sim.token.swap(false, Ordering::Relaxed) {
+        rt::advance_clock(nanos(dur));
+    }
+}
+
+fn nanos(dur: Duration) -> u64 {
+    dur.as_nanos().min(u128::from(u64::MAX)) as u64
+}
 
 /// Where a simulated thread leaves its result for `join`.
-struct Packet<T> {
-    done: AtomicBool,
+pub(super) struct Packet<T> {
     result: Mutex<Option<T>>,
-    slot: ObjectSlot,
+}
+
+/// The simulated side of a join handle, scoped or not.
+pub(super) struct SimHandle<T> {
+    pub(super) thread: Thread,
+    packet: Arc<Packet<T>>,
+}
+
+impl<T> SimHandle<T> {
+    fn sim(&self) -> &SimThread {
+        self.thread.sim().expect("a simulated handle has a simulated thread")
+    }
+
+    /// Blocks until the thread finished and takes its result.
+    pub(super) fn join(self, location: &'static Location<'static>) -> std::thread::Result<T> {
+        let sim = self.sim();
+        if rt::active() {
+            rt::step_when(Op::Join, Some(sim.object()), location, &|| sim.finished.load(Ordering::Relaxed));
+        }
+        let value = self.packet.result.lock().unwrap_or_else(|p| p.into_inner()).take();
+        // A panic in a simulated thread ends the execution, so a missing
+        // value is seen only while the execution is torn down.
+        value.ok_or_else(|| Box::new("the simulated thread did not finish") as Box<dyn std::any::Any + Send>)
+    }
+
+    pub(super) fn is_finished(&self) -> bool {
+        self.sim().finished.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs when a simulated thread's closure returned or unwound: marks the
+/// thread finished and leaves its scope, in that order, as its last acts.
+struct Exit {
+    thread: Arc<SimThread>,
+    scope: Option<Arc<ScopeData>>,
+}
+
+impl Drop for Exit {
+    fn drop(&mut self) {
+        self.thread.finished.store(true, Ordering::Relaxed);
+        rt::released(self.thread.object());
+        if let Some(scope) = &self.scope {
+            scope.exit();
+        }
+    }
+}
+
+/// Spawns an actor running `f`; `scope` is the scope that counts it, if any.
+///
+/// # Safety
+///
+/// Everything `f` and its result borrow must outlive the actor: the caller
+/// must make sure the actor finishes (or the execution ends) first.
+pub(super) unsafe fn spawn_actor<'a, F, T>(
+    builder: Builder,
+    location: &'static Location<'static>,
+    scope: Option<Arc<ScopeData>>,
+    f: F,
+) -> SimHandle<T>
+where
+    F: FnOnce() -> T + Send + 'a,
+    T: Send + 'a,
+{
+    let sim = Arc::new(SimThread::new(None, builder.name.clone(), true));
+    let packet = Arc::new(Packet { result: Mutex::new(None) });
+    let (their_sim, their_packet) = (sim.clone(), packet.clone());
+    let body = move || {
+        their_sim.actor.store(rt::current().index() as u32, Ordering::Relaxed);
+        local::init_local_with(current_key(), Thread(ThreadInner::Sim(their_sim.clone())));
+        rt::acquired(their_sim.object());
+        if let Some(scope) = &scope {
+            scope.enter();
+        }
+        // Declared first, dropped last (on unwinding too): the packet, and
+        // with it any unclaimed result, goes before the thread counts as
+        // finished and leaves its scope.
+        let exit = Exit { thread: their_sim, scope };
+        let packet = their_packet;
+        let value = f();
+        *packet.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
+        drop(packet);
+        drop(exit);
+    };
+    // SAFETY: the caller guarantees that what `f` borrows outlives the actor.
+    unsafe { rt::spawn_unchecked(builder.name, builder.stack_size, location, Box::new(body)) };
+    SimHandle { thread: Thread(ThreadInner::Sim(sim)), packet }
 }
 
 /// Same API as [`std::thread::JoinHandle`].
 pub struct JoinHandle<T>(Inner<T>);
 
 enum Inner<T> {
-    Real(std::thread::JoinHandle<T>),
-    Sim { actor: ActorId, packet: Arc<Packet<T>> },
+    Real { handle: std::thread::JoinHandle<T>, thread: Thread },
+    Sim(SimHandle<T>),
 }
 
-impl<T> std::fmt::Debug for JoinHandle<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+// SAFETY: as std's (which are unconditional too): a `JoinHandle<T>` is
+// only made by `spawn`, which requires `T: Send`, and only `join(self)`
+// touches the `T`, moving it to the joiner.
+unsafe impl<T> Send for JoinHandle<T> {}
+// SAFETY: as above; `&JoinHandle` gives no access to the `T`.
+unsafe impl<T> Sync for JoinHandle<T> {}
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Inner::Real(h) => h.fmt(f),
-            Inner::Sim { actor, .. } => f.debug_struct("JoinHandle").field("actor", actor).finish(),
+            Inner::Real { handle, .. } => handle.fmt(f),
+            Inner::Sim(h) => f.debug_struct("JoinHandle").field("thread", &h.thread).finish_non_exhaustive(),
         }
     }
 }
 
 impl<T> JoinHandle<T> {
+    /// Returns a handle to the spawned thread.
+    pub fn thread(&self) -> &Thread {
+        match &self.0 {
+            Inner::Real { thread, .. } => thread,
+            Inner::Sim(h) => &h.thread,
+        }
+    }
+
     /// Waits for the thread to finish and returns its result.
     #[track_caller]
     pub fn join(self) -> std::thread::Result<T> {
         match self.0 {
-            Inner::Real(h) => h.join(),
-            Inner::Sim { packet, .. } => {
-                let (object, _) = packet.slot.id("Thread");
-                rt::step_when(Op::Join, Some(object), Location::caller(), &|| packet.done.load(Ordering::Relaxed));
-                let value = packet.result.lock().unwrap_or_else(|p| p.into_inner()).take();
-                // A panicking thread ends the execution, so a finished one
-                // always left its value.
-                Ok(value.expect("a finished simulated thread left its result"))
-            }
+            Inner::Real { handle, .. } => handle.join(),
+            Inner::Sim(h) => h.join(Location::caller()),
         }
     }
 
-    /// Returns whether the thread has finished.
+    /// Returns whether the thread has finished running its closure.
     pub fn is_finished(&self) -> bool {
         match &self.0 {
-            Inner::Real(h) => h.is_finished(),
-            Inner::Sim { packet, .. } => packet.done.load(Ordering::Relaxed),
+            Inner::Real { handle, .. } => handle.is_finished(),
+            Inner::Sim(h) => h.is_finished(),
         }
     }
 }
@@ -67,8 +363,8 @@ impl<T> JoinHandle<T> {
 /// Same API as [`std::thread::Builder`].
 #[derive(Debug, Default)]
 pub struct Builder {
-    name: Option<String>,
-    stack_size: Option<usize>,
+    pub(super) name: Option<String>,
+    pub(super) stack_size: Option<usize>,
 }
 
 impl Builder {
@@ -89,6 +385,18 @@ impl Builder {
         self
     }
 
+    /// Returns the equivalent std builder.
+    pub(super) fn into_std(self) -> std::thread::Builder {
+        let mut builder = std::thread::Builder::new();
+        if let Some(name) = self.name {
+            builder = builder.name(name);
+        }
+        if let Some(size) = self.stack_size {
+            builder = builder.stack_size(size);
+        }
+        builder
+    }
+
     /// Spawns a thread running `f`.
     #[track_caller]
     pub fn spawn<F, T>(self, f: F) -> io::Result<JoinHandle<T>>
@@ -97,28 +405,13 @@ impl Builder {
         T: Send + 'static,
     {
         if !rt::active() {
-            let mut std_builder = std::thread::Builder::new();
-            if let Some(name) = self.name {
-                std_builder = std_builder.name(name);
-            }
-            if let Some(size) = self.stack_size {
-                std_builder = std_builder.stack_size(size);
-            }
-            return std_builder.spawn(f).map(|h| JoinHandle(Inner::Real(h)));
+            let handle = self.into_std().spawn(f)?;
+            let thread = Thread::from_std(handle.thread().clone());
+            return Ok(JoinHandle(Inner::Real { handle, thread }));
         }
-        let packet =
-            Arc::new(Packet { done: AtomicBool::new(false), result: Mutex::new(None), slot: ObjectSlot::new() });
-        let theirs = packet.clone();
-        let body = Box::new(move || {
-            let (object, _) = theirs.slot.id("Thread");
-            rt::acquired(object);
-            let value = f();
-            *theirs.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
-            theirs.done.store(true, Ordering::Relaxed);
-            rt::released(object);
-        });
-        let actor = rt::spawn(self.name, self.stack_size, Location::caller(), body);
-        Ok(JoinHandle(Inner::Sim { actor, packet }))
+        // SAFETY: `f` and `T` are `'static`.
+        let handle = unsafe { spawn_actor(self, Location::caller(), None, f) };
+        Ok(JoinHandle(Inner::Sim(handle)))
     }
 }
 
@@ -147,7 +440,7 @@ pub fn yield_now() {
 pub fn sleep(duration: Duration) {
     if rt::active() {
         rt::step(Op::Sleep, None, Location::caller());
-        rt::advance_clock(duration.as_nanos().min(u128::from(u64::MAX)) as u64);
+        rt::advance_clock(nanos(duration));
     } else {
         std::thread::sleep(duration);
     }
