@@ -28,18 +28,28 @@ fn replay_outcome(token: &str) -> Outcome {
 #[test]
 fn a_replay_reports_its_own_trace_and_token() {
     // The one point with two threads enabled is the first lock: main (0)
-    // and t1 both want it. Choose main; every other step is forced.
+    // and t1 both want it. Choose main; every other step is forced. A
+    // fingerprint of 0 matches any program.
     let first = Builder::new().replay(&token(&[0], 0), locked_counter).unwrap();
+    assert_eq!(first.outcome, Outcome::Pass, "{first}");
     let failure = first.failure.as_ref().unwrap();
-    // The fingerprint 0 is not this program's, so the outcome says so.
-    assert!(matches!(&first.outcome, Outcome::ScheduleMismatch { detail, .. } if detail.contains("program changed")));
-    // With the right fingerprint the same schedule replays as a pass, and
-    // the replay's own token is the one it was given.
-    let right = failure.token.clone();
-    let second = Builder::new().replay(&right, locked_counter).unwrap();
+    assert_eq!(failure.trace.lines.len(), 8);
+    assert_ne!(failure.schedule.fingerprint, 0);
+    // The replay's own token carries the real fingerprint and reproduces
+    // itself.
+    let second = Builder::new().replay(&failure.token, locked_counter).unwrap();
     assert_eq!(second.outcome, Outcome::Pass, "{second}");
-    assert_eq!(second.token(), Some(right.as_str()));
+    assert_eq!(second.token(), Some(failure.token.as_str()));
     assert_eq!(second.failure.unwrap().trace, failure.trace);
+    // Another fingerprint means another program.
+    let Outcome::ScheduleMismatch { step, detail } = replay_outcome(&token(&[0], 12345)) else {
+        panic!("a wrong fingerprint must not fit")
+    };
+    assert_eq!(step, 8);
+    assert_eq!(
+        detail,
+        "the schedule replays, but the operations differ from those it was recorded with: the program changed since the token was made"
+    );
 }
 
 #[test]
@@ -56,8 +66,9 @@ fn a_token_that_ends_early_or_late_does_not_fit() {
         replay_outcome(&token(&[], 0)),
         Outcome::ScheduleMismatch {
             step: 1,
-            detail: "the schedule ended after 0 choices but the execution needs another thread choice (from 2 alternatives)"
-                .into()
+            detail:
+                "the schedule ended after 0 choices but the execution needs another thread choice (from 2 alternatives)"
+                    .into()
         }
     );
     let Outcome::ScheduleMismatch { detail, .. } = replay_outcome(&token(&[0, 0, 0, 0, 0, 0, 0, 0, 0], 0)) else {
@@ -97,7 +108,11 @@ fn malformed_tokens_get_clear_errors() {
         ),
         ("s1_ab*d", TokenError::InvalidCharacter(5), "replay token has an invalid character at position 5"),
         ("s1_", TokenError::Truncated, "replay token is truncated"),
-        ("s1_AAAAAAAAAAAAAAAA", TokenError::Checksum, "replay token checksum does not match: it was altered or cut short"),
+        (
+            "s1_AAAAAAAAAAAAAAAA",
+            TokenError::Checksum,
+            "replay token checksum does not match: it was altered or cut short",
+        ),
     ];
     for (text, expected, message) in cases {
         let err = Builder::new().replay(text, locked_counter).unwrap_err();

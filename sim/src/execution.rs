@@ -32,6 +32,9 @@ pub(crate) struct ObjectInfo {
 pub(crate) struct ExecConfig {
     pub(crate) max_steps: u64,
     pub(crate) spurious_failures: bool,
+    /// Whether to record the trace. Off while searching (the hot path); a
+    /// failing schedule is replayed with it on to build the report.
+    pub(crate) tracing: bool,
 }
 
 /// What the next scheduling decision came to.
@@ -82,7 +85,7 @@ impl Execution {
             next: None,
             objects: Vec::new(),
             schedule: Vec::new(),
-            trace: Vec::with_capacity(64),
+            trace: Vec::new(),
             steps: 0,
             outcome: None,
             teardown: false,
@@ -119,7 +122,6 @@ impl Execution {
         if self.outcome.is_some() {
             return Next::End;
         }
-        self.views.clear();
         self.enabled.clear();
         let mut unfinished = false;
         for (i, actor) in self.actors.iter().enumerate() {
@@ -128,7 +130,11 @@ impl Execution {
                 self.enabled.push(ActorId::from_index(i));
             }
             unfinished |= actor.status != Status::Finished;
-            self.views.push(ActorView { id: ActorId::from_index(i), pending: actor.pending, enabled });
+            let view = ActorView { id: ActorId::from_index(i), pending: actor.pending, enabled };
+            match self.views.get_mut(i) {
+                Some(slot) => *slot = view,
+                None => self.views.push(view),
+            }
         }
         if self.enabled.is_empty() {
             let outcome = if unfinished { Outcome::Deadlock(self.deadlock()) } else { Outcome::Pass };
@@ -208,14 +214,16 @@ impl Execution {
     }
 
     fn record(&mut self, actor: ActorId, pending: Pending, value: u32, preempt: bool) {
-        self.trace.push(TraceStep {
-            actor,
-            op: pending.op,
-            object: pending.object,
-            location: pending.location,
-            value,
-            preempt,
-        });
+        if self.config.tracing {
+            self.trace.push(TraceStep {
+                actor,
+                op: pending.op,
+                object: pending.object,
+                location: pending.location,
+                value,
+                preempt,
+            });
+        }
         self.steps += 1;
         self.progress.steps.store(self.steps, Ordering::Relaxed);
         self.progress.actor.store(actor.0, Ordering::Relaxed);

@@ -144,15 +144,43 @@ impl fmt::Display for Report {
 pub type Body = Arc<dyn Fn() + Send + Sync + 'static>;
 
 /// Explores `body` under `strategy` on a fresh OS thread, with a watchdog.
+///
+/// The search runs without recording traces. When it finds a failure, the
+/// failing schedule is replayed once more, on a fresh thread and with the
+/// trace on, to build the report; a replay that ends differently is
+/// reported as nondeterminism.
 pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -> Report {
-    explore_with(config, strategy, body, false)
+    let mut report = explore_with(config.clone(), strategy, body.clone(), false, false);
+    let Some(found) = report.failure.take() else { return report };
+    let traced = replay(config, found.schedule.clone(), body);
+    match traced.failure {
+        // A nondeterministic program cannot be trusted to replay: keep the
+        // verdict and show the replay's trace for what it is worth.
+        other if matches!(report.outcome, Outcome::Nondeterminism { .. }) => report.failure = other,
+        Some(mut failure) if traced.outcome == report.outcome => {
+            failure.leaked_actors = failure.leaked_actors.max(found.leaked_actors);
+            report.failure = Some(failure);
+        }
+        other => {
+            report.outcome = Outcome::Nondeterminism {
+                step: other.as_ref().map_or(0, |f| f.trace.lines.len() as u64),
+                detail: format!(
+                    "the failing schedule ended with \"{}\" when searched but with \"{}\" when replayed",
+                    report.outcome, traced.outcome
+                ),
+            };
+            report.failure = other;
+        }
+    }
+    report
 }
 
-/// Replays `schedule` once and checks that it fits the program: every
-/// choice used, and the same operations as when it was recorded.
+/// Replays `schedule` once, with the trace on, and checks that it fits the
+/// program: every choice used, and the same operations as when it was
+/// recorded (a fingerprint of 0 matches any program).
 pub fn replay(config: Config, schedule: Schedule, body: Body) -> Report {
     let expected = schedule.clone();
-    let mut report = explore_with(config, Box::new(Replay::new(schedule)), body, true);
+    let mut report = explore_with(config, Box::new(Replay::new(schedule)), body, true, true);
     report.strategy = expected.strategy.clone();
     if let Some(failure) = &mut report.failure {
         // The replay's own token names the search that found the schedule.
@@ -160,14 +188,11 @@ pub fn replay(config: Config, schedule: Schedule, body: Body) -> Report {
         failure.schedule.seed = expected.seed;
         failure.token = failure.schedule.to_token();
         let used = failure.schedule.choices.len();
-        let mismatch = if matches!(
-            report.outcome,
-            Outcome::ScheduleMismatch { .. } | Outcome::UncontrolledBlocking { .. }
-        ) {
+        let mismatch = if matches!(report.outcome, Outcome::ScheduleMismatch { .. }) {
             None
         } else if used < expected.choices.len() {
             Some(format!("the execution ended after {used} of the schedule's {} choices", expected.choices.len()))
-        } else if failure.schedule.fingerprint != expected.fingerprint {
+        } else if expected.fingerprint != 0 && failure.schedule.fingerprint != expected.fingerprint {
             Some("the schedule replays, but the operations differ from those it was recorded with: the program changed since the token was made".to_string())
         } else {
             None
@@ -179,13 +204,19 @@ pub fn replay(config: Config, schedule: Schedule, body: Body) -> Report {
     report
 }
 
-fn explore_with(config: Config, strategy: Box<dyn Strategy + Send>, body: Body, keep_last: bool) -> Report {
+fn explore_with(
+    config: Config,
+    strategy: Box<dyn Strategy + Send>,
+    body: Body,
+    keep_last: bool,
+    tracing: bool,
+) -> Report {
     let progress = Arc::new(Progress::default());
     let (tx, rx) = mpsc::channel();
     let worker_progress = progress.clone();
     let worker_config = config.clone();
     let spawned = std::thread::Builder::new().name("samaritan-explorer".into()).spawn(move || {
-        let report = explore_here(&worker_config, strategy, &*body, worker_progress, keep_last);
+        let report = explore_here(&worker_config, strategy, &*body, worker_progress, keep_last, tracing);
         let _ = tx.send(report);
     });
     if let Err(err) = spawned {
@@ -237,10 +268,11 @@ fn explore_here(
     body: &(dyn Fn() + Send + Sync),
     progress: Arc<Progress>,
     keep_last: bool,
+    tracing: bool,
 ) -> Report {
     static GENERATION: AtomicU64 = AtomicU64::new(1);
     let mut pool = StackPool::new(config.stack_size);
-    let exec_config = ExecConfig { max_steps: config.max_steps, spurious_failures: config.spurious_failures };
+    let exec_config = ExecConfig { max_steps: config.max_steps, spurious_failures: config.spurious_failures, tracing };
     let started = Instant::now();
     let mut report = Report {
         outcome: Outcome::Pass,
@@ -277,7 +309,7 @@ fn explore_here(
                 strategy: strategy.name().to_string(),
                 seed: strategy.seed(),
                 choices: std::mem::take(&mut exec.schedule),
-                fingerprint: exec.fingerprint(),
+                fingerprint: if tracing { exec.fingerprint() } else { 0 },
             };
             report.failure = Some(Failure {
                 trace: exec.readable_trace(),

@@ -86,7 +86,10 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
     {
         let mut e = cell.borrow_mut();
         me = e.current.expect("a visible operation outside any actor");
-        if e.teardown {
+        // While tearing down, or while this actor unwinds from a panic (the
+        // execution is failing; another actor must not run and observe
+        // `std::thread::panicking()`), operations take no step.
+        if e.teardown || std::thread::panicking() {
             drop(e);
             if ready.is_none_or(|r| r()) {
                 return;

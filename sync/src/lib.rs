@@ -15,6 +15,8 @@ mod simulated;
 #[cfg(feature = "sim")]
 use simulated as backend;
 
+pub use backend::{Barrier, BarrierWaitResult, Condvar, WaitTimeoutResult};
+pub use backend::{LazyLock, Once, OnceLock, OnceState, RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use backend::{Mutex, MutexGuard};
 pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, Weak};
 
@@ -25,4 +27,10 @@ pub mod atomic {
         AtomicU16, AtomicU32, AtomicU64, AtomicU8, AtomicUsize,
     };
     pub use std::sync::atomic::Ordering;
+}
+
+/// Multi-producer, single-consumer FIFO queues; see [`std::sync::mpsc`].
+pub mod mpsc {
+    pub use crate::backend::mpsc::{channel, sync_channel, IntoIter, Iter, Receiver, Sender, SyncSender, TryIter};
+    pub use std::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 }

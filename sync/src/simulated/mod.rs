@@ -1,6 +1,19 @@
-//! The simulated backend: the same names as [`crate::real`], modelled.
+//! The simulated backend: the same names as the production backend (`real.rs`), modelled.
 
 pub(crate) mod atomic;
+mod barrier;
+mod condvar;
+mod lazy_lock;
+pub(crate) mod mpsc;
 mod mutex;
+mod once;
+mod once_lock;
+mod rwlock;
 
+pub use barrier::{Barrier, BarrierWaitResult};
+pub use condvar::{Condvar, WaitTimeoutResult};
+pub use lazy_lock::LazyLock;
 pub use mutex::{Mutex, MutexGuard};
+pub use once::{Once, OnceState};
+pub use once_lock::OnceLock;
+pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};

@@ -1,0 +1,252 @@
+//! Simulated `Condvar`: a std condition variable plus a modelled wait queue.
+//!
+//! A wait is split as in inspect (inspect-runtime-model-checking-dpor,
+//! section 4.3, "Handling wait and signal"): *pre-wait* joins the queue and
+//! releases the mutex in one step; *wait* blocks until a notification picks
+//! this waiter; *post-wait* re-acquires the mutex like `lock`. Because
+//! joining the queue is its own step, a notification that runs before it
+//! finds no waiter and is lost, exactly as on a real platform: a missing
+//! predicate then shows up as a deadlock naming the condvar.
+//!
+//! Model choices:
+//! - `notify_one` wakes the oldest waiter (FIFO); std promises no order.
+//! - Spurious wake-ups are not modelled: a plain `wait` returns only after a
+//!   notification. Code that is correct only without spurious wake-ups can
+//!   therefore pass here.
+//! - `wait_timeout`'s blocked step is always enabled: when it is scheduled
+//!   before a notification reached the waiter, the wait times out and the
+//!   virtual clock advances by the timeout.
+//!
+//! Invariant: inside an execution, `waiters` holds one flag per thread
+//! between its pre-wait and its wake-up (notified or timed out), oldest
+//! first; a flag is set exactly when its waiter was picked by a notify.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::panic::Location;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LockResult, PoisonError};
+use std::time::Duration;
+
+use samaritan_sim::rt::{self, ObjectSlot};
+use samaritan_sim::{ObjectId, Op};
+
+use super::mutex::{Mutex, MutexGuard};
+
+/// Same API as [`std::sync::Condvar`]; scheduled under `sim`.
+pub struct Condvar {
+    slot: ObjectSlot,
+    /// Notified flags of the waiting threads, oldest first. Never locked
+    /// across a call into the engine.
+    waiters: std::sync::Mutex<VecDeque<Arc<AtomicBool>>>,
+    inner: std::sync::Condvar,
+}
+
+/// Same API as [`std::sync::WaitTimeoutResult`], which cannot be built
+/// outside std.
+#[derive(Debug, PartialEq, Eq, Copy, Clone)]
+pub struct WaitTimeoutResult(bool);
+
+impl WaitTimeoutResult {
+    /// Returns `true` if the wait was known to have timed out.
+    pub fn timed_out(&self) -> bool {
+        self.0
+    }
+}
+
+impl Condvar {
+    /// Creates a new condition variable which is ready to be waited on and
+    /// notified.
+    pub const fn new() -> Condvar {
+        Condvar {
+            slot: ObjectSlot::new(),
+            waiters: std::sync::Mutex::new(VecDeque::new()),
+            inner: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Returns this condvar's engine object, resetting the model on first use
+    /// in an execution.
+    fn object(&self) -> ObjectId {
+        let (id, fresh) = self.slot.id("Condvar");
+        if fresh {
+            self.queue().clear();
+        }
+        id
+    }
+
+    fn queue(&self) -> std::sync::MutexGuard<'_, VecDeque<Arc<AtomicBool>>> {
+        self.waiters.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Blocks the current thread until this condition variable receives a
+    /// notification.
+    #[track_caller]
+    pub fn wait<'a, T>(&self, mut guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
+        let location = Location::caller();
+        let Some(lock) = guard.object.filter(|_| rt::active()) else {
+            let mutex = guard.mutex;
+            let real = guard.inner.take().expect("guard is live");
+            return rewrap(mutex, self.inner.wait(real), location);
+        };
+        let (mutex, notified) = self.pre_wait(guard, lock, location);
+        rt::step_when(Op::Wait, Some(self.object()), location, &|| notified.load(Ordering::Relaxed));
+        post_wait(mutex, lock, location)
+    }
+
+    /// Blocks the current thread until `condition` returns `false`.
+    #[track_caller]
+    pub fn wait_while<'a, T, F>(&self, mut guard: MutexGuard<'a, T>, mut condition: F) -> LockResult<MutexGuard<'a, T>>
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        while condition(&mut *guard) {
+            guard = self.wait(guard)?;
+        }
+        Ok(guard)
+    }
+
+    /// Waits on this condition variable for a notification, timing out
+    /// after `dur`.
+    #[track_caller]
+    pub fn wait_timeout<'a, T>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        dur: Duration,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+        let location = Location::caller();
+        let Some(lock) = guard.object.filter(|_| rt::active()) else {
+            let mutex = guard.mutex;
+            let real = guard.inner.take().expect("guard is live");
+            return match self.inner.wait_timeout(real, dur) {
+                Ok((g, r)) => {
+                    Ok((MutexGuard { mutex, inner: Some(g), object: None, location }, WaitTimeoutResult(r.timed_out())))
+                }
+                Err(p) => {
+                    let (g, r) = p.into_inner();
+                    let guard = MutexGuard { mutex, inner: Some(g), object: None, location };
+                    Err(PoisonError::new((guard, WaitTimeoutResult(r.timed_out()))))
+                }
+            };
+        };
+        let (mutex, notified) = self.pre_wait(guard, lock, location);
+        // Always enabled: scheduled before a notification, it times out.
+        rt::step(Op::WaitTimeout, Some(self.object()), location);
+        let timed_out = !notified.load(Ordering::Relaxed);
+        if timed_out {
+            self.queue().retain(|w| !Arc::ptr_eq(w, &notified));
+            rt::advance_clock(dur.as_nanos().min(u128::from(u64::MAX)) as u64);
+        }
+        match post_wait(mutex, lock, location) {
+            Ok(g) => Ok((g, WaitTimeoutResult(timed_out))),
+            Err(p) => Err(PoisonError::new((p.into_inner(), WaitTimeoutResult(timed_out)))),
+        }
+    }
+
+    /// Waits on this condition variable while `condition` returns `true`,
+    /// timing out after `dur` (measured on the virtual clock under `sim`).
+    #[track_caller]
+    pub fn wait_timeout_while<'a, T, F>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        dur: Duration,
+        mut condition: F,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)>
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        let simulated = rt::active();
+        let real_start = std::time::Instant::now();
+        let sim_start = if simulated { rt::now() } else { 0 };
+        loop {
+            if !condition(&mut *guard) {
+                return Ok((guard, WaitTimeoutResult(false)));
+            }
+            let elapsed = if simulated { Duration::from_nanos(rt::now() - sim_start) } else { real_start.elapsed() };
+            let remaining = match dur.checked_sub(elapsed) {
+                Some(left) if !left.is_zero() => left,
+                _ => return Ok((guard, WaitTimeoutResult(true))),
+            };
+            guard = self.wait_timeout(guard, remaining)?.0;
+        }
+    }
+
+    /// Wakes up one blocked thread on this condvar: the oldest waiter under
+    /// `sim`. Without waiters the notification is lost.
+    #[track_caller]
+    pub fn notify_one(&self) {
+        if !rt::active() {
+            return self.inner.notify_one();
+        }
+        rt::step(Op::NotifyOne, Some(self.object()), Location::caller());
+        if let Some(waiter) = self.queue().pop_front() {
+            waiter.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Wakes up all blocked threads on this condvar.
+    #[track_caller]
+    pub fn notify_all(&self) {
+        if !rt::active() {
+            return self.inner.notify_all();
+        }
+        rt::step(Op::NotifyAll, Some(self.object()), Location::caller());
+        for waiter in self.queue().drain(..) {
+            waiter.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Pre-wait: joins the queue and releases the mutex (model and real) in
+    /// one step. Returns the mutex and this waiter's notified flag.
+    fn pre_wait<'a, T>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        lock: ObjectId,
+        location: &'static Location<'static>,
+    ) -> (&'a Mutex<T>, Arc<AtomicBool>) {
+        let object = self.object();
+        // The guard stays whole across the step, so an unwind here unlocks.
+        rt::step(Op::Wait, Some(object), location);
+        let notified = Arc::new(AtomicBool::new(false));
+        self.queue().push_back(notified.clone());
+        let mutex = guard.mutex;
+        drop(guard.inner.take());
+        drop(guard);
+        mutex.release(lock);
+        (mutex, notified)
+    }
+}
+
+/// Post-wait: re-acquires the mutex, blocking like `lock`.
+fn post_wait<'a, T>(
+    mutex: &'a Mutex<T>,
+    lock: ObjectId,
+    location: &'static Location<'static>,
+) -> LockResult<MutexGuard<'a, T>> {
+    rt::step_when(Op::Lock, Some(lock), location, &|| !mutex.is_locked());
+    mutex.acquire(lock, location)
+}
+
+/// Wraps a guard returned by a real wait (outside executions).
+fn rewrap<'a, T>(
+    mutex: &'a Mutex<T>,
+    real: LockResult<std::sync::MutexGuard<'a, T>>,
+    location: &'static Location<'static>,
+) -> LockResult<MutexGuard<'a, T>> {
+    match real {
+        Ok(g) => Ok(MutexGuard { mutex, inner: Some(g), object: None, location }),
+        Err(p) => Err(PoisonError::new(MutexGuard { mutex, inner: Some(p.into_inner()), object: None, location })),
+    }
+}
+
+impl fmt::Debug for Condvar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Condvar").finish_non_exhaustive()
+    }
+}
+
+impl Default for Condvar {
+    fn default() -> Condvar {
+        Condvar::new()
+    }
+}

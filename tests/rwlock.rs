@@ -1,0 +1,176 @@
+//! `samaritan::sync::RwLock` in production mode and under exploration.
+
+use samaritan::sync::{Arc, RwLock, TryLockError};
+use samaritan::thread;
+
+/// Spawns two threads running `body` on one shared lock and joins them.
+fn two_threads(bodies: [fn(&RwLock<u32>); 2]) -> impl Fn() + Send + Sync + 'static {
+    move || {
+        let lock = Arc::new(RwLock::new(0));
+        let handles: Vec<_> = bodies
+            .iter()
+            .map(|&body| {
+                let lock = lock.clone();
+                thread::spawn(move || body(&lock))
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+    }
+}
+
+fn reader(lock: &RwLock<u32>) {
+    let g = lock.read().unwrap();
+    assert!(*g <= 1);
+}
+
+fn writer(lock: &RwLock<u32>) {
+    *lock.write().unwrap() += 1;
+}
+
+#[test]
+fn read_write_and_try_behave_like_std() {
+    let lock = RwLock::new(vec![1]);
+    {
+        let r1 = lock.read().unwrap();
+        let r2 = lock.try_read().unwrap();
+        assert_eq!((r1.len(), r2.len()), (1, 1));
+        assert!(matches!(lock.try_write(), Err(TryLockError::WouldBlock)));
+    }
+    {
+        let mut w = lock.write().unwrap();
+        w.push(2);
+        assert!(matches!(lock.try_read(), Err(TryLockError::WouldBlock)));
+        assert!(matches!(lock.try_write(), Err(TryLockError::WouldBlock)));
+    }
+    lock.try_write().unwrap().push(3);
+    assert_eq!(format!("{:?}", lock.read().unwrap()), "[1, 2, 3]");
+    let mut lock = lock;
+    lock.get_mut().unwrap().push(4);
+    assert_eq!(lock.into_inner().unwrap(), [1, 2, 3, 4]);
+    assert_eq!(format!("{:?}", RwLock::new(5)), format!("{:?}", std::sync::RwLock::new(5)));
+    assert_eq!(*RwLock::<u8>::default().read().unwrap(), 0);
+}
+
+#[test]
+fn a_panic_while_writing_poisons() {
+    let lock = Arc::new(RwLock::new(0));
+    let l2 = lock.clone();
+    // Outside an exploration (or without `sim`) threads are real threads.
+    let result = std::thread::spawn(move || {
+        let _w = l2.write().unwrap();
+        panic!("poison it");
+    })
+    .join();
+    assert!(result.is_err());
+    assert!(lock.is_poisoned());
+    assert!(lock.read().is_err());
+    lock.clear_poison();
+    assert!(!lock.is_poisoned());
+    assert_eq!(*lock.read().unwrap(), 0);
+}
+
+#[test]
+fn readers_and_writers_with_real_threads() {
+    // In both modes this runs for real: no exploration is started.
+    two_threads([writer, reader])();
+    let lock = Arc::new(RwLock::new(0));
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            let lock = lock.clone();
+            std::thread::spawn(move || {
+                for _ in 0..500 {
+                    if i % 2 == 0 {
+                        *lock.write().unwrap() += 1;
+                    } else {
+                        assert!(*lock.read().unwrap() <= 1000);
+                    }
+                }
+            })
+        })
+        .collect();
+    handles.into_iter().for_each(|h| h.join().unwrap());
+    assert_eq!(*lock.read().unwrap(), 1000);
+}
+
+#[cfg(feature = "sim")]
+mod sim {
+    use super::*;
+    use samaritan::{BlockedActor, Builder, Deadlock, Outcome, Report};
+
+    fn dfs<F: Fn() + Send + Sync + 'static>(f: F) -> Report {
+        Builder::new().explore(f).expect("valid settings")
+    }
+
+    /// Asserts that DFS passes `f` in exactly `executions` executions.
+    #[track_caller]
+    fn check_exhausts<F: Fn() + Send + Sync + 'static>(f: F, executions: u64) {
+        let report = dfs(f);
+        assert_eq!(
+            (&report.outcome, report.executions, report.exhausted),
+            (&Outcome::Pass, executions, true),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn two_readers_share_the_lock_in_nineteen_executions() {
+        // main S1 S2 J1 J2; t1 R1 U1; t2 R2 U2; readers never exclude each
+        // other. t1's two steps fall before S2 (a of them) or between S2 and
+        // J1; t2's fall between S2 and J1 (b of them) or between J1 and J2.
+        // Between S2 and J1, (2-a) + b steps interleave: C(2-a+b, b) ways.
+        // a=0: 1+3+6, a=1: 1+2+3, a=2: 1+1+1. Total 19.
+        check_exhausts(two_threads([reader, reader]), 19);
+    }
+
+    #[test]
+    fn a_writer_excludes_a_reader_in_ten_executions() {
+        // As for a locked counter: t1 W1 U1, t2 R2 U2, sections exclusive.
+        // t1 first: S2 before W1, inside or after (3), then J1 before R2,
+        // inside or after (3): 9. t2 first: S2 R2 U2 W1 U1 J1 J2: 1. Total 10.
+        check_exhausts(two_threads([writer, reader]), 10);
+    }
+
+    #[test]
+    fn the_std_behaviour_holds_inside_an_execution() {
+        check_exhausts(read_write_and_try_behave_like_std, 1);
+    }
+
+    #[test]
+    fn try_write_fails_while_a_reader_holds_the_lock() {
+        check_exhausts(
+            || {
+                let lock = RwLock::new(0);
+                let r = lock.read().unwrap();
+                assert!(matches!(lock.try_write(), Err(TryLockError::WouldBlock)));
+                assert!(lock.try_read().is_ok());
+                drop(r);
+                *lock.try_write().unwrap() = 1;
+                assert_eq!(*lock.read().unwrap(), 1);
+            },
+            1,
+        );
+    }
+
+    #[test]
+    fn upgrading_a_read_lock_deadlocks_and_names_the_lock() {
+        let body = || {
+            let lock = RwLock::new(0);
+            let _r = lock.read().unwrap();
+            let _w = lock.write().unwrap();
+        };
+        let report = dfs(body);
+        let Outcome::Deadlock(Deadlock { blocked, cycle }) = &report.outcome else { panic!("{report}") };
+        let BlockedActor { actor, op, object, holders, .. } = &blocked[0];
+        assert_eq!(
+            (blocked.len(), actor.as_str(), op.as_str(), object.as_deref(), holders.as_slice()),
+            (1, "main", "lock", Some("RwLock#0"), ["main".to_string()].as_slice())
+        );
+        assert_eq!(cycle, &["main", "main"]);
+        assert_eq!(report.executions, 1);
+        let token = report.token().expect("a failure has a token").to_string();
+        let replayed = Builder::new().replay(&token, body).unwrap();
+        assert_eq!(replayed.outcome, report.outcome);
+    }
+}
