@@ -65,7 +65,9 @@ pub(crate) struct Actor {
     pub(crate) pending: Option<Pending>,
     /// Whether `pending` can proceed; `None` means always.
     pub(crate) ready: Option<*const (dyn Fn() -> bool + 'static)>,
-    pub(crate) co: Option<Co>,
+    /// Boxed so that its address stays put while it runs, even if the
+    /// actor table grows.
+    pub(crate) co: Option<Box<Co>>,
     pub(crate) yielder: *const ActorYielder,
     /// Whether its last executed step was a yield.
     pub(crate) yielded: bool,
@@ -90,7 +92,7 @@ impl Actor {
             status: Status::Starting,
             pending: None,
             ready: None,
-            co: Some(co),
+            co: Some(Box::new(co)),
             yielder: std::ptr::null(),
             yielded: false,
             locals: HashMap::new(),

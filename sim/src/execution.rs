@@ -122,51 +122,53 @@ impl Execution {
         if self.outcome.is_some() {
             return Next::End;
         }
-        self.enabled.clear();
+        // One pass finds the enabled actors and refreshes the views the
+        // strategy sees; the enabled list is built from the views only when
+        // there is a choice to make, which keeps forced steps cheap.
+        let mut count = 0usize;
+        let mut first = 0usize;
         let mut unfinished = false;
-        for (i, actor) in self.actors.iter().enumerate() {
+        if self.views.len() < self.actors.len() {
+            let missing = self.actors.len() - self.views.len();
+            let start = self.views.len();
+            self.views.extend((start..start + missing).map(|i| ActorView {
+                id: ActorId::from_index(i),
+                pending: None,
+                enabled: false,
+            }));
+        }
+        for (actor, view) in self.actors.iter().zip(self.views.iter_mut()) {
             let enabled = actor.is_enabled();
+            view.enabled = enabled;
+            view.pending = actor.pending;
             if enabled {
-                self.enabled.push(ActorId::from_index(i));
+                if count == 0 {
+                    first = view.id.index();
+                }
+                count += 1;
             }
             unfinished |= actor.status != Status::Finished;
-            let view = ActorView { id: ActorId::from_index(i), pending: actor.pending, enabled };
-            match self.views.get_mut(i) {
-                Some(slot) => *slot = view,
-                None => self.views.push(view),
-            }
         }
-        if self.enabled.is_empty() {
-            let outcome = if unfinished { Outcome::Deadlock(self.deadlock()) } else { Outcome::Pass };
-            self.outcome = Some(outcome);
-            return Next::End;
+        if count == 0 {
+            return self.end_without_step(unfinished);
         }
         if self.steps >= self.config.max_steps {
-            self.outcome = Some(Outcome::StepBound { steps: self.config.max_steps });
-            return Next::End;
+            return self.end_at_bound();
+        }
+        self.enabled.clear();
+        if count == 1 {
+            self.enabled.push(ActorId::from_index(first));
+        } else {
+            self.enabled.extend(self.views[first..].iter().filter(|v| v.enabled).map(|v| v.id));
         }
         let current = self.current.filter(|c| self.views[c.index()].enabled);
-        let yielding = self.current.is_some_and(|c| self.actors[c.index()].yielded);
-        let point = SchedulePoint { step: self.steps, current, enabled: &self.enabled, actors: &self.views, yielding };
-        // SAFETY: the strategy outlives the execution (`explore` owns both)
-        // and nothing else touches it while the execution runs.
-        let choice = unsafe { (*self.strategy).choose_actor(&point) };
-        let chosen = match choice {
-            Ok(chosen) if self.enabled.contains(&chosen) => chosen,
-            Ok(chosen) => {
-                let detail = format!(
-                    "thread '{}' is not enabled (enabled: {})",
-                    self.actors
-                        .get(chosen.index())
-                        .map_or_else(|| format!("#{}", chosen.0), |_| self.actor_name(chosen)),
-                    self.enabled_names()
-                );
-                self.outcome = Some(Outcome::ScheduleMismatch { step: self.steps, detail });
-                return Next::End;
-            }
-            Err(err) => {
-                self.outcome = Some(self.choice_failure(err));
-                return Next::End;
+        // The strategy is asked only when there is a choice to make.
+        let chosen = if self.enabled.len() == 1 {
+            self.enabled[0]
+        } else {
+            match self.ask_strategy(current) {
+                Some(chosen) => chosen,
+                None => return Next::End,
             }
         };
         if self.enabled.len() > 1 {
@@ -180,6 +182,52 @@ impl Execution {
         actor.yielded = pending.op.is_yield();
         self.current = Some(chosen);
         Next::Run(chosen)
+    }
+
+    /// Ends the execution when no actor is enabled: a pass or a deadlock.
+    #[cold]
+    #[inline(never)]
+    fn end_without_step(&mut self, unfinished: bool) -> Next {
+        let outcome = if unfinished { Outcome::Deadlock(self.deadlock()) } else { Outcome::Pass };
+        self.outcome = Some(outcome);
+        Next::End
+    }
+
+    /// Ends the execution at the step bound.
+    #[cold]
+    #[inline(never)]
+    fn end_at_bound(&mut self) -> Next {
+        self.outcome = Some(Outcome::StepBound { steps: self.config.max_steps });
+        Next::End
+    }
+
+    /// Asks the strategy to pick among two or more enabled actors; records
+    /// a failure and returns `None` when it cannot.
+    #[inline(never)]
+    fn ask_strategy(&mut self, current: Option<ActorId>) -> Option<ActorId> {
+        let yielding = self.current.is_some_and(|c| self.actors[c.index()].yielded);
+        let point = SchedulePoint { step: self.steps, current, enabled: &self.enabled, actors: &self.views, yielding };
+        // SAFETY: the strategy outlives the execution (`explore` owns both)
+        // and nothing else touches it while the execution runs.
+        let choice = unsafe { (*self.strategy).choose_actor(&point) };
+        match choice {
+            Ok(chosen) if self.enabled.contains(&chosen) => Some(chosen),
+            Ok(chosen) => {
+                let detail = format!(
+                    "thread '{}' is not enabled (enabled: {})",
+                    self.actors
+                        .get(chosen.index())
+                        .map_or_else(|| format!("#{}", chosen.0), |_| self.actor_name(chosen)),
+                    self.enabled_names()
+                );
+                self.outcome = Some(Outcome::ScheduleMismatch { step: self.steps, detail });
+                None
+            }
+            Err(err) => {
+                self.outcome = Some(self.choice_failure(err));
+                None
+            }
+        }
     }
 
     /// Makes a data choice for the running actor.
@@ -241,6 +289,7 @@ impl Execution {
     }
 
     /// Describes a deadlock: who waits on what, who holds it, and a cycle.
+    #[cold]
     fn deadlock(&self) -> Deadlock {
         let mut blocked = Vec::new();
         for (i, actor) in self.actors.iter().enumerate() {

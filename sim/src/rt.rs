@@ -46,7 +46,17 @@ impl ObjectSlot {
     /// under `kind` (a label such as `"Mutex"`) on first use. The second
     /// value is `true` when the object was registered just now, so the
     /// primitive should reset its modelled state.
+    #[inline]
     pub fn id(&self, kind: &'static str) -> (ObjectId, bool) {
+        let packed = self.packed.load(Ordering::Relaxed);
+        if packed >> 24 == run::generation() && packed != 0 {
+            return (ObjectId((packed & 0xff_ffff) as u32), false);
+        }
+        self.register(kind)
+    }
+
+    #[cold]
+    fn register(&self, kind: &'static str) -> (ObjectId, bool) {
         with_exec(|cell| {
             let packed = self.packed.load(Ordering::Relaxed);
             let mut e = cell.borrow_mut();

@@ -22,6 +22,15 @@ pub(crate) type ExecCell = RefCell<Execution>;
 thread_local! {
     /// The execution running on this OS thread, if any.
     static EXEC: Cell<*const ExecCell> = const { Cell::new(std::ptr::null()) };
+    /// The generation of that execution (0 when none), readable without
+    /// borrowing it: the fast path of `ObjectSlot::id`.
+    static GENERATION: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Returns the generation of the execution running on this thread.
+#[inline]
+pub(crate) fn generation() -> u64 {
+    GENERATION.with(Cell::get)
 }
 
 /// Calls `f` with the execution running on this thread, if there is one and
@@ -108,18 +117,20 @@ pub(crate) unsafe fn start_actor(
 /// Resumes actor `id` and files it away again when it suspends or ends.
 /// Returns why it suspended, or `None` if it finished.
 fn resume(cell: &ExecCell, id: ActorId, how: Resume) -> Option<Suspend> {
-    let mut co = cell.borrow_mut().actors[id.index()].co.take().expect("a live actor has a coroutine");
-    let result = co.resume(how);
+    let co: *mut Co = &mut **cell.borrow_mut().actors[id.index()].co.as_mut().expect("a live actor has a coroutine");
+    // SAFETY: the coroutine is boxed, so the pointer stays valid while the
+    // actor table grows during the run; the box is taken out of the table
+    // only below, after `resume` returned, and an actor is never resumed
+    // while it runs (one actor runs at a time).
+    let result = unsafe { (*co).resume(how) };
     let mut e = cell.borrow_mut();
     match result {
         CoroutineResult::Yield(why) => {
             if why == Suspend::Stuck {
                 // The actor cannot unwind further; abandon its stack.
-                std::mem::forget(co);
+                std::mem::forget(e.actors[id.index()].co.take());
                 e.leaked += 1;
                 e.actors[id.index()].status = Status::Finished;
-            } else {
-                e.actors[id.index()].co = Some(co);
             }
             Some(why)
         }
@@ -128,6 +139,7 @@ fn resume(cell: &ExecCell, id: ActorId, how: Resume) -> Option<Suspend> {
             actor.status = Status::Finished;
             actor.pending = None;
             actor.ready = None;
+            let co = actor.co.take().expect("a live actor has a coroutine");
             if e.current == Some(id) {
                 e.current = None;
             }
@@ -141,8 +153,10 @@ fn resume(cell: &ExecCell, id: ActorId, how: Resume) -> Option<Suspend> {
 
 /// Runs one execution of `body` to its end and tears it down.
 pub(crate) fn run_execution(exec: Execution, body: &(dyn Fn() + Sync)) -> Execution {
+    let generation = exec.generation;
     let cell: ExecCell = RefCell::new(exec);
     let previous = EXEC.with(|c| c.replace(&cell));
+    let previous_generation = GENERATION.with(|g| g.replace(generation));
     panics::install_hook();
     // SAFETY: `body` outlives this function, and the main actor is run to
     // completion or torn down before it returns.
@@ -164,6 +178,7 @@ pub(crate) fn run_execution(exec: Execution, body: &(dyn Fn() + Sync)) -> Execut
     }
     teardown(&cell);
     EXEC.with(|c| c.set(previous));
+    GENERATION.with(|g| g.set(previous_generation));
     cell.into_inner()
 }
 

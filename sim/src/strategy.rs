@@ -45,7 +45,7 @@ pub struct SchedulePoint<'a> {
     /// The actor that ran last, if it can still run (`None` after it blocked
     /// or finished, and at the first step).
     pub current: Option<ActorId>,
-    /// The enabled actors, in id order; never empty.
+    /// The enabled actors, in id order; at least two.
     pub enabled: &'a [ActorId],
     /// Every actor of the execution, in id order.
     pub actors: &'a [ActorView],
@@ -101,7 +101,8 @@ pub trait Strategy {
     fn begin_execution(&mut self) -> bool;
 
     /// Picks the actor that takes the next step; must return a member of
-    /// `point.enabled`.
+    /// `point.enabled`. Called only at scheduling points where two or more
+    /// actors are enabled: a forced step is taken without asking.
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError>;
 
     /// Picks a value in `0..point.alternatives`.
