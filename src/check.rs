@@ -97,8 +97,13 @@ impl Default for Builder {
     }
 }
 
-fn parse<T: std::str::FromStr>(var: &'static str, expected: &'static str, errors: &mut Option<Error>) -> Option<T> {
-    let value = std::env::var(var).ok()?;
+fn parse<T: std::str::FromStr>(
+    get: &dyn Fn(&str) -> Option<String>,
+    var: &'static str,
+    expected: &'static str,
+    errors: &mut Option<Error>,
+) -> Option<T> {
+    let value = get(var)?;
     match value.trim().parse() {
         Ok(v) => Some(v),
         Err(_) => {
@@ -111,8 +116,14 @@ fn parse<T: std::str::FromStr>(var: &'static str, expected: &'static str, errors
 impl Builder {
     /// Creates a builder with every setting at its environment default.
     pub fn new() -> Builder {
+        Builder::with_env(&|var| std::env::var(var).ok())
+    }
+
+    /// Creates a builder whose defaults come from `get` instead of the
+    /// process environment.
+    fn with_env(get: &dyn Fn(&str) -> Option<String>) -> Builder {
         let mut err = None;
-        let strategy = match std::env::var(env::STRATEGY).ok().as_deref().map(str::trim) {
+        let strategy = match get(env::STRATEGY).as_deref().map(str::trim) {
             None | Some("dfs") => SearchStrategy::Dfs,
             Some("random") => SearchStrategy::Random,
             Some("round-robin") => SearchStrategy::RoundRobin,
@@ -125,7 +136,7 @@ impl Builder {
                 SearchStrategy::Dfs
             }
         };
-        let spurious = match std::env::var(env::SPURIOUS_FAILURES).ok().as_deref().map(str::trim) {
+        let spurious = match get(env::SPURIOUS_FAILURES).as_deref().map(str::trim) {
             None | Some("1") | Some("true") => true,
             Some("0") | Some("false") => false,
             Some(other) => {
@@ -139,18 +150,18 @@ impl Builder {
         };
         Builder {
             strategy,
-            max_steps: parse(env::MAX_STEPS, "a number of steps", &mut err).unwrap_or(100_000),
-            max_executions: parse(env::MAX_EXECUTIONS, "a number of executions", &mut err),
-            max_time: parse::<f64>(env::MAX_TIME, "a number of seconds", &mut err)
+            max_steps: parse(get, env::MAX_STEPS, "a number of steps", &mut err).unwrap_or(100_000),
+            max_executions: parse(get, env::MAX_EXECUTIONS, "a number of executions", &mut err),
+            max_time: parse::<f64>(get, env::MAX_TIME, "a number of seconds", &mut err)
                 .filter(|s| s.is_finite() && *s >= 0.0)
                 .map(Duration::from_secs_f64),
-            seed: parse(env::SEED, "an unsigned 64-bit number", &mut err).unwrap_or(0),
-            stack_size: parse(env::STACK_SIZE, "a number of bytes", &mut err).unwrap_or(256 * 1024),
+            seed: parse(get, env::SEED, "an unsigned 64-bit number", &mut err).unwrap_or(0),
+            stack_size: parse(get, env::STACK_SIZE, "a number of bytes", &mut err).unwrap_or(256 * 1024).max(16 * 1024),
             watchdog: Duration::from_millis(
-                parse(env::WATCHDOG_MS, "a number of milliseconds", &mut err).unwrap_or(10_000),
+                parse(get, env::WATCHDOG_MS, "a number of milliseconds", &mut err).unwrap_or(10_000),
             ),
             spurious_failures: spurious,
-            replay: std::env::var(env::REPLAY).ok().filter(|t| !t.trim().is_empty()),
+            replay: get(env::REPLAY).filter(|t| !t.trim().is_empty()),
             env_error: err,
         }
     }
@@ -185,9 +196,9 @@ impl Builder {
         self
     }
 
-    /// Sets the coroutine stack size.
+    /// Sets the coroutine stack size (at least 16 KiB).
     pub fn stack_size(mut self, bytes: usize) -> Builder {
-        self.stack_size = bytes;
+        self.stack_size = bytes.max(16 * 1024);
         self
     }
 
@@ -289,5 +300,69 @@ where
         Ok(report) if report.is_failure() => panic!("{report}"),
         Ok(_) => {}
         Err(err) => panic!("samaritan: {err}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Builds a builder from the given environment.
+    fn from(vars: &[(&str, &str)]) -> Builder {
+        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Builder::with_env(&move |var| map.get(var).cloned())
+    }
+
+    #[test]
+    fn settings_default_from_the_environment() {
+        let b = from(&[
+            ("SAMARITAN_STRATEGY", "random"),
+            ("SAMARITAN_MAX_STEPS", "500"),
+            ("SAMARITAN_MAX_EXECUTIONS", "7"),
+            ("SAMARITAN_MAX_TIME", "1.5"),
+            ("SAMARITAN_SEED", "42"),
+            ("SAMARITAN_STACK_SIZE", "65536"),
+            ("SAMARITAN_WATCHDOG_MS", "250"),
+            ("SAMARITAN_SPURIOUS_FAILURES", "0"),
+            ("SAMARITAN_REPLAY", "s1_abc"),
+        ]);
+        assert_eq!(b.strategy, SearchStrategy::Random);
+        assert_eq!((b.max_steps, b.max_executions, b.seed, b.stack_size), (500, Some(7), 42, 65536));
+        assert_eq!((b.max_time, b.watchdog), (Some(Duration::from_millis(1500)), Duration::from_millis(250)));
+        assert!(!b.spurious_failures);
+        assert_eq!(b.replay.as_deref(), Some("s1_abc"));
+        assert_eq!(b.env_error, None);
+    }
+
+    #[test]
+    fn an_empty_environment_gives_the_documented_defaults() {
+        let b = from(&[]);
+        assert_eq!(b.strategy, SearchStrategy::Dfs);
+        assert_eq!((b.max_steps, b.max_executions, b.seed, b.stack_size), (100_000, None, 0, 256 * 1024));
+        assert_eq!((b.max_time, b.watchdog), (None, Duration::from_secs(10)));
+        assert!(b.spurious_failures);
+        assert_eq!(b.replay, None);
+    }
+
+    #[test]
+    fn a_bad_value_is_a_clear_error_not_a_panic() {
+        let b = from(&[("SAMARITAN_MAX_STEPS", "lots")]);
+        let err = b.explore(|| {}).unwrap_err();
+        assert_eq!(err.to_string(), "SAMARITAN_MAX_STEPS=\"lots\" is invalid: expected a number of steps");
+        let b = from(&[("SAMARITAN_STRATEGY", "bfs")]);
+        assert_eq!(
+            b.explore(|| {}).unwrap_err().to_string(),
+            "SAMARITAN_STRATEGY=\"bfs\" is invalid: expected one of dfs, random, round-robin"
+        );
+    }
+
+    #[test]
+    fn a_replay_token_in_the_environment_replaces_the_search() {
+        let b = from(&[("SAMARITAN_REPLAY", "s9_zzz")]);
+        assert_eq!(
+            b.explore(|| {}).unwrap_err().to_string(),
+            "replay token format version 9 is not supported: this samaritan reads version 1"
+        );
     }
 }

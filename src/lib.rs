@@ -42,7 +42,7 @@ pub use check::{check, replay, Builder, Error, SearchStrategy};
 pub use production::check;
 
 #[cfg(feature = "sim")]
-pub use samaritan_sim::{BlockedActor, Deadlock, Failure, Outcome, Report, Schedule, TokenError, Trace, TraceLine};
+pub use samaritan_sim::{BlockedActor, Deadlock, Failure, Op, Outcome, Report, Schedule, TokenError, Trace, TraceLine};
 
 pub use samaritan_runtime::{hint, thread, thread_local};
 pub use samaritan_sync as sync;
