@@ -108,6 +108,9 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
             run::suspend(cell, me, Suspend::Stuck);
             unreachable!("an actor stuck in teardown is never resumed");
         }
+        if e.actors[me.index()].status == Status::Running && e.try_forced_step(me, pending, ready) {
+            return;
+        }
         let actor = &mut e.actors[me.index()];
         actor.pending = Some(pending);
         // SAFETY: the closure lives on this frame, which stays put until
