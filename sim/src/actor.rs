@@ -73,6 +73,8 @@ pub(crate) struct Actor {
     pub(crate) yielded: bool,
     /// `thread_local!` values of this actor, keyed by the key's address.
     pub(crate) locals: HashMap<usize, Box<dyn Any>>,
+    /// One value the runtime attaches to the actor (its thread handle).
+    pub(crate) tag: Option<Box<dyn Any>>,
 }
 
 impl std::fmt::Debug for Actor {
@@ -96,6 +98,7 @@ impl Actor {
             yielder: std::ptr::null(),
             yielded: false,
             locals: HashMap::new(),
+            tag: None,
         }
     }
 

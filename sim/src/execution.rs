@@ -99,6 +99,25 @@ impl Execution {
         }
     }
 
+    /// Prepares this execution's state for the next execution, keeping
+    /// the buffers' capacity so that executions do not allocate them anew.
+    pub(crate) fn reset(&mut self, generation: u64) {
+        self.generation = generation;
+        self.actors.clear();
+        self.current = None;
+        self.next = None;
+        self.objects.clear();
+        self.schedule.clear();
+        self.trace.clear();
+        self.steps = 0;
+        self.outcome = None;
+        self.teardown = false;
+        self.clock_ns = 0;
+        self.leaked = 0;
+        self.views.clear();
+        self.enabled.clear();
+    }
+
     pub(crate) fn actor_name(&self, id: ActorId) -> String {
         display_name(id.index(), self.actors[id.index()].name.as_deref())
     }
@@ -124,8 +143,7 @@ impl Execution {
         if self.outcome.is_some() || self.steps >= self.config.max_steps || !ready.is_none_or(|r| r()) {
             return false;
         }
-        let others_enabled =
-            self.actors.iter().enumerate().any(|(i, actor)| i != me.index() && actor.is_enabled());
+        let others_enabled = self.actors.iter().enumerate().any(|(i, actor)| i != me.index() && actor.is_enabled());
         if others_enabled {
             return false;
         }

@@ -6,6 +6,7 @@
 //! uncontrolled blocking instead of hanging (the stuck thread is left
 //! behind, since nothing can unblock it).
 
+use std::cell::RefCell;
 use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
@@ -282,6 +283,8 @@ fn explore_here(
         failure: None,
         test_name: config.test_name.clone(),
     };
+    let cell =
+        RefCell::new(Execution::new(0, exec_config, std::ptr::null_mut::<Replay>(), &mut pool, progress.clone()));
     loop {
         if config.max_executions.is_some_and(|m| report.executions >= m)
             || config.max_time.is_some_and(|t| started.elapsed() >= t)
@@ -292,14 +295,16 @@ fn explore_here(
             report.exhausted = true;
             break;
         }
-        let generation = GENERATION.fetch_add(1, Ordering::Relaxed);
+        let mut exec = cell.borrow_mut();
+        exec.reset(GENERATION.fetch_add(1, Ordering::Relaxed));
         let strategy_ptr: *mut (dyn Strategy + Send) = &mut *strategy;
         // SAFETY: only the lifetime bound is erased; the execution ends
         // before `strategy` is touched again or dropped.
-        let strategy_ptr =
+        exec.strategy =
             unsafe { std::mem::transmute::<*mut (dyn Strategy + Send), *mut (dyn Strategy + 'static)>(strategy_ptr) };
-        let exec = Execution::new(generation, exec_config.clone(), strategy_ptr, &mut pool, progress.clone());
-        let mut exec = run_execution(exec, body);
+        drop(exec);
+        run_execution(&cell, body);
+        let mut exec = cell.borrow_mut();
         report.executions += 1;
         progress.executions.store(report.executions, Ordering::Relaxed);
         let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);

@@ -274,3 +274,30 @@ pub fn with_local<T: 'static, R>(key: usize, init: fn() -> T, f: impl FnOnce(&T)
     // and it is dropped only when the actor finishes, after `f` returns.
     f(unsafe { &*ptr })
 }
+
+/// Attaches `tag` to the running actor, replacing any earlier one; it is
+/// dropped when the actor finishes. The runtime keeps the thread handle
+/// here.
+pub fn set_tag(tag: Box<dyn Any>) {
+    let old = with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let me = e.current.expect("set_tag outside an actor");
+        e.actors[me.index()].tag.replace(tag)
+    });
+    drop(old);
+}
+
+/// Calls `f` with the running actor's tag, if it has one of type `T`.
+pub fn with_tag<T: 'static, R>(f: impl FnOnce(Option<&T>) -> R) -> R {
+    let cell = with_exec(|c| c as *const ExecCell).expect("with_tag outside an execution");
+    // SAFETY: the execution outlives its actors.
+    let cell = unsafe { &*cell };
+    let ptr: Option<*const T> = {
+        let e = cell.borrow();
+        let me = e.current.expect("with_tag outside an actor");
+        e.actors[me.index()].tag.as_ref().and_then(|t| t.downcast_ref::<T>()).map(|t| t as *const T)
+    };
+    // SAFETY: the tag is boxed and replaced or dropped only by its own
+    // actor, which is running `f` now and does not call `set_tag` from it.
+    f(ptr.map(|p| unsafe { &*p }))
+}

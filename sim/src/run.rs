@@ -85,8 +85,11 @@ pub(crate) unsafe fn start_actor(
     let entry = move |yielder: &corosensei::Yielder<Resume, Suspend>, _: Resume| {
         with_exec(|cell| cell.borrow_mut().actors[id.index()].yielder = yielder);
         let result = panic::catch_unwind(AssertUnwindSafe(body));
-        let locals = with_exec(|cell| std::mem::take(&mut cell.borrow_mut().actors[id.index()].locals));
-        drop(locals);
+        let attached = with_exec(|cell| {
+            let actor = &mut cell.borrow_mut().actors[id.index()];
+            (std::mem::take(&mut actor.locals), actor.tag.take())
+        });
+        drop(attached);
         if let Err(payload) = result {
             if !payload.is::<TeardownSignal>() {
                 let (message, location) = panics::describe(&*payload);
@@ -152,15 +155,14 @@ fn resume(cell: &ExecCell, id: ActorId, how: Resume) -> Option<Suspend> {
 }
 
 /// Runs one execution of `body` to its end and tears it down.
-pub(crate) fn run_execution(exec: Execution, body: &(dyn Fn() + Sync)) -> Execution {
-    let generation = exec.generation;
-    let cell: ExecCell = RefCell::new(exec);
-    let previous = EXEC.with(|c| c.replace(&cell));
+pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
+    let generation = cell.borrow().generation;
+    let previous = EXEC.with(|c| c.replace(cell));
     let previous_generation = GENERATION.with(|g| g.replace(generation));
     panics::install_hook();
     // SAFETY: `body` outlives this function, and the main actor is run to
     // completion or torn down before it returns.
-    unsafe { start_actor(&cell, None, None, Box::new(body)) };
+    unsafe { start_actor(cell, None, None, Box::new(body)) };
     loop {
         let next = {
             let mut e = cell.borrow_mut();
@@ -179,7 +181,6 @@ pub(crate) fn run_execution(exec: Execution, body: &(dyn Fn() + Sync)) -> Execut
     teardown(&cell);
     EXEC.with(|c| c.set(previous));
     GENERATION.with(|g| g.set(previous_generation));
-    cell.into_inner()
 }
 
 /// Unwinds every actor that has not finished, so that destructors run.

@@ -26,8 +26,8 @@ use samaritan_sim::rt::{self, ObjectSlot};
 use samaritan_sim::Op;
 
 pub use super::local::LocalKey;
+use super::scope::ScopeData;
 pub use super::scope::{scope, Scope, ScopedJoinHandle};
-use super::{local, scope::ScopeData};
 
 /// The engine-side state of one simulated thread.
 pub(super) struct SimThread {
@@ -152,11 +152,6 @@ impl fmt::Debug for ThreadId {
 
 /// The `with_local` key of the running actor's [`Thread`]: an address no
 /// `thread_local!` key can have.
-fn current_key() -> usize {
-    static KEY: u8 = 0;
-    &KEY as *const u8 as usize
-}
-
 /// Creates the handle of an actor that got none at spawn: the main actor.
 fn init_current() -> Thread {
     let actor = rt::current();
@@ -168,7 +163,12 @@ fn init_current() -> Thread {
 /// [`std::thread::current`].
 pub fn current() -> Thread {
     if rt::active() {
-        rt::with_local(current_key(), init_current, Thread::clone)
+        if let Some(thread) = rt::with_tag(|t: Option<&Thread>| t.cloned()) {
+            return thread;
+        }
+        let thread = init_current();
+        rt::set_tag(Box::new(thread.clone()));
+        thread
     } else {
         Thread::from_std(std::thread::current())
     }
@@ -289,7 +289,7 @@ where
     let (their_sim, their_packet) = (sim.clone(), packet.clone());
     let body = move || {
         their_sim.actor.store(rt::current().index() as u32, Ordering::Relaxed);
-        local::init_local_with(current_key(), Thread(ThreadInner::Sim(their_sim.clone())));
+        rt::set_tag(Box::new(Thread(ThreadInner::Sim(their_sim.clone()))));
         rt::acquired(their_sim.object());
         if let Some(scope) = &scope {
             scope.enter();
