@@ -142,6 +142,11 @@ impl StackPool {
         StackPool { size, free: Vec::new() }
     }
 
+    /// Returns the size of the stacks this pool keeps.
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
     /// Takes a stack of at least `size` bytes (the pool's size by default).
     pub(crate) fn take(&mut self, size: Option<usize>) -> DefaultStack {
         match size {

@@ -19,6 +19,7 @@ use crate::run::run_execution;
 use crate::schedule::{Replay, Schedule};
 use crate::strategy::Strategy;
 use crate::trace::Trace;
+use crate::worker;
 
 /// Settings of one exploration.
 #[derive(Clone, Debug)]
@@ -216,12 +217,22 @@ fn explore_with(
     let (tx, rx) = mpsc::channel();
     let worker_progress = progress.clone();
     let worker_config = config.clone();
-    let spawned = std::thread::Builder::new().name("samaritan-explorer".into()).spawn(move || {
+    let spawned = worker::run(Box::new(move || {
         let report = explore_here(&worker_config, strategy, &*body, worker_progress, keep_last, tracing);
+        let clean = report.failure.as_ref().is_none_or(|f| f.leaked_actors == 0);
         let _ = tx.send(report);
-    });
+        clean
+    }));
     if let Err(err) = spawned {
         panic!("samaritan: cannot start the exploring thread: {err}");
+    }
+    // Small explorations end within the spin; larger ones are watched.
+    let until = Instant::now() + worker::SPIN;
+    while Instant::now() < until {
+        match rx.try_recv() {
+            Ok(report) => return report,
+            Err(_) => std::hint::spin_loop(),
+        }
     }
     let poll = (config.watchdog / 4).clamp(Duration::from_millis(1), Duration::from_millis(250));
     let mut seen = (u64::MAX, u64::MAX);
@@ -272,7 +283,14 @@ fn explore_here(
     tracing: bool,
 ) -> Report {
     static GENERATION: AtomicU64 = AtomicU64::new(1);
-    let mut pool = StackPool::new(config.stack_size);
+    // Stacks stay with the exploring thread across explorations.
+    thread_local! {
+        static POOL: RefCell<Option<StackPool>> = const { RefCell::new(None) };
+    }
+    let mut pool = POOL
+        .with(|p| p.borrow_mut().take())
+        .filter(|p| p.size() == config.stack_size)
+        .unwrap_or_else(|| StackPool::new(config.stack_size));
     let exec_config = ExecConfig { max_steps: config.max_steps, spurious_failures: config.spurious_failures, tracing };
     let started = Instant::now();
     let mut report = Report {
@@ -328,5 +346,7 @@ fn explore_here(
             }
         }
     }
+    drop(cell);
+    POOL.with(|p| *p.borrow_mut() = Some(pool));
     report
 }

@@ -27,6 +27,7 @@ mod run;
 mod schedule;
 mod strategy;
 mod trace;
+mod worker;
 
 pub mod rt;
 
