@@ -173,12 +173,12 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
         };
         match next {
             Next::Run(id) => {
-                resume(&cell, id, Resume::Run);
+                resume(cell, id, Resume::Run);
             }
             Next::End => break,
         }
     }
-    teardown(&cell);
+    teardown(cell);
     EXEC.with(|c| c.set(previous));
     GENERATION.with(|g| g.set(previous_generation));
 }
