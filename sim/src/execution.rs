@@ -37,6 +37,16 @@ pub(crate) struct ExecConfig {
     pub(crate) tracing: bool,
 }
 
+/// An operation the running actor announces at its scheduling point.
+#[derive(Clone, Copy)]
+pub(crate) struct Announce {
+    pub(crate) actor: ActorId,
+    pub(crate) pending: Pending,
+    /// Whether it can proceed; `None` means always. Points at a closure on
+    /// the actor's own stack (see the actor module's invariants).
+    pub(crate) ready: Option<*const (dyn Fn() -> bool + 'static)>,
+}
+
 /// What the next scheduling decision came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Next {
@@ -133,74 +143,52 @@ impl Execution {
         }
     }
 
-    /// Takes the next step for the running actor `me` without a scheduling
-    /// decision when it is forced: `me` can proceed and no other actor is
-    /// enabled. Returns whether it did; if not, the caller goes through
-    /// [`Execution::decide`]. This is the hot path of single-threaded
-    /// stretches, and it gives the same result as `decide` would.
-    #[inline]
-    pub(crate) fn try_forced_step(&mut self, me: ActorId, pending: Pending, ready: Option<&dyn Fn() -> bool>) -> bool {
-        if self.outcome.is_some() || self.steps >= self.config.max_steps || !ready.is_none_or(|r| r()) {
-            return false;
-        }
-        let others_enabled = self.actors.iter().enumerate().any(|(i, actor)| i != me.index() && actor.is_enabled());
-        if others_enabled {
-            return false;
-        }
-        self.record(me, pending, 0, false);
-        self.actors[me.index()].yielded = pending.op.is_yield();
-        true
-    }
-
     /// Makes the next scheduling decision: who takes the next step.
     ///
-    /// Called by the running actor at its scheduling point, or by the
-    /// scheduler loop after an actor finished.
-    pub(crate) fn decide(&mut self) -> Next {
+    /// Called by the running actor at its scheduling point, with what it
+    /// announces, or by the scheduler loop (with `None`) after an actor
+    /// finished. One pass over the actors finds the enabled ones. When the
+    /// announcing actor is the only one, the step is forced and taken
+    /// without touching its state (the hot path of single-threaded
+    /// stretches); the strategy is asked only when there is a choice.
+    pub(crate) fn decide(&mut self, announcing: Option<Announce>) -> Next {
         if self.outcome.is_some() {
+            if let Some(a) = announcing {
+                self.wait(a);
+            }
             return Next::End;
         }
-        // One pass finds the enabled actors and refreshes the views the
-        // strategy sees; the enabled list is built from the views only when
-        // there is a choice to make, which keeps forced steps cheap.
-        let mut count = 0usize;
-        let mut first = 0usize;
+        self.enabled.clear();
         let mut unfinished = false;
-        if self.views.len() < self.actors.len() {
-            let missing = self.actors.len() - self.views.len();
-            let start = self.views.len();
-            self.views.extend((start..start + missing).map(|i| ActorView {
-                id: ActorId::from_index(i),
-                pending: None,
-                enabled: false,
-            }));
-        }
-        for (actor, view) in self.actors.iter().zip(self.views.iter_mut()) {
-            let enabled = actor.is_enabled();
+        let (me, me_enabled) = match announcing {
+            // SAFETY: `ready` lives on the announcing actor's frame, which is
+            // running this call.
+            Some(a) => (a.actor.index(), a.ready.is_none_or(|r| unsafe { (*r)() })),
+            None => (usize::MAX, false),
+        };
+        for (i, (actor, view)) in self.actors.iter().zip(self.views.iter_mut()).enumerate() {
+            let enabled = if i == me { me_enabled } else { actor.is_enabled() };
             view.enabled = enabled;
-            view.pending = actor.pending;
             if enabled {
-                if count == 0 {
-                    first = view.id.index();
-                }
-                count += 1;
+                self.enabled.push(ActorId::from_index(i));
             }
             unfinished |= actor.status != Status::Finished;
         }
-        if count == 0 {
+        if let Some(a) = announcing {
+            if self.enabled.len() == 1 && self.enabled[0] == a.actor && self.steps < self.config.max_steps {
+                self.record(a.actor, a.pending, 0, false);
+                self.actors[a.actor.index()].yielded = a.pending.op.is_yield();
+                return Next::Run(a.actor);
+            }
+            self.wait(a);
+        }
+        if self.enabled.is_empty() {
             return self.end_without_step(unfinished);
         }
         if self.steps >= self.config.max_steps {
             return self.end_at_bound();
         }
-        self.enabled.clear();
-        if count == 1 {
-            self.enabled.push(ActorId::from_index(first));
-        } else {
-            self.enabled.extend(self.views[first..].iter().filter(|v| v.enabled).map(|v| v.id));
-        }
         let current = self.current.filter(|c| self.views[c.index()].enabled);
-        // The strategy is asked only when there is a choice to make.
         let chosen = if self.enabled.len() == 1 {
             self.enabled[0]
         } else {
@@ -214,12 +202,36 @@ impl Execution {
         }
         let pending = self.actors[chosen.index()].pending.expect("an enabled actor has a pending operation");
         self.record(chosen, pending, 0, current.is_some_and(|c| c != chosen));
+        self.set_pending(chosen, None);
         let actor = &mut self.actors[chosen.index()];
         actor.status = Status::Running;
         actor.ready = None;
         actor.yielded = pending.op.is_yield();
         self.current = Some(chosen);
         Next::Run(chosen)
+    }
+
+    /// Sets actor `id`'s pending operation, in its record and in the view
+    /// strategies see (kept in step so that views are never rebuilt).
+    pub(crate) fn set_pending(&mut self, id: ActorId, pending: Option<Pending>) {
+        self.actors[id.index()].pending = pending;
+        self.views[id.index()].pending = pending;
+    }
+
+    /// Adds an actor record and its view.
+    pub(crate) fn add_actor(&mut self, actor: crate::actor::Actor) -> ActorId {
+        let id = ActorId::from_index(self.actors.len());
+        self.actors.push(actor);
+        self.views.push(ActorView { id, pending: None, enabled: false });
+        id
+    }
+
+    /// Files the announcing actor's operation: it now waits to be chosen.
+    pub(crate) fn wait(&mut self, a: Announce) {
+        self.set_pending(a.actor, Some(a.pending));
+        let actor = &mut self.actors[a.actor.index()];
+        actor.ready = a.ready;
+        actor.status = Status::Waiting;
     }
 
     /// Ends the execution when no actor is enabled: a pass or a deadlock.
@@ -311,8 +323,11 @@ impl Execution {
             });
         }
         self.steps += 1;
-        self.progress.steps.store(self.steps, Ordering::Relaxed);
-        self.progress.actor.store(actor.0, Ordering::Relaxed);
+        // The watchdog only needs to see progress now and then, and who ran.
+        if self.steps & 255 == 0 || preempt || self.current != Some(actor) {
+            self.progress.steps.store(self.steps, Ordering::Relaxed);
+            self.progress.actor.store(actor.0, Ordering::Relaxed);
+        }
     }
 
     fn choice_failure(&self, err: ChoiceError) -> Outcome {

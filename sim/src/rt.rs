@@ -15,6 +15,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::actor::{Resume, Status, Suspend, TeardownSignal};
+use crate::execution::{Announce, Next};
 use crate::op::{ActorId, ObjectId, Op};
 use crate::run::{self, with_exec, ExecCell};
 use crate::strategy::Pending;
@@ -108,27 +109,22 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
             run::suspend(cell, me, Suspend::Stuck);
             unreachable!("an actor stuck in teardown is never resumed");
         }
-        if e.actors[me.index()].status == Status::Running && e.try_forced_step(me, pending, ready) {
-            return;
-        }
-        let actor = &mut e.actors[me.index()];
-        actor.pending = Some(pending);
         // SAFETY: the closure lives on this frame, which stays put until
-        // `ready` is cleared below or by `decide` (actor module invariant);
-        // only the lifetime is erased.
-        actor.ready = ready.map(|r| unsafe {
+        // `ready` is cleared after the switch below or by `decide` (actor
+        // module invariant); only the lifetime is erased.
+        let ready = ready.map(|r| unsafe {
             std::mem::transmute::<*const (dyn Fn() -> bool + '_), *const (dyn Fn() -> bool + 'static)>(r)
         });
-        let starting = actor.status == Status::Starting;
-        actor.status = Status::Waiting;
-        if !starting {
-            match e.decide() {
-                crate::execution::Next::Run(next) if next == me => {
-                    e.actors[me.index()].pending = None;
-                    return;
-                }
-                crate::execution::Next::Run(next) => e.next = Some(next),
-                crate::execution::Next::End => e.next = None,
+        let announce = Announce { actor: me, pending, ready };
+        let starting = e.actors[me.index()].status == Status::Starting;
+        if starting {
+            // Started eagerly by its spawner: file the operation and go back.
+            e.wait(announce);
+        } else {
+            match e.decide(Some(announce)) {
+                Next::Run(next) if next == me => return,
+                Next::Run(next) => e.next = Some(next),
+                Next::End => e.next = None,
             }
         }
         drop(e);
@@ -143,7 +139,6 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
             }
         }
     }
-    cell.borrow_mut().actors[me.index()].pending = None;
 }
 
 /// Asks the engine for a value in `0..alternatives` (an explored choice).

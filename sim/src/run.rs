@@ -109,7 +109,8 @@ pub(crate) unsafe fn start_actor(
     let co: Co = unsafe { Coroutine::with_stack_unchecked(stack, entry) };
     let parent = {
         let mut e = cell.borrow_mut();
-        e.actors.push(Actor::new(name, co));
+        let added = e.add_actor(Actor::new(name, co));
+        debug_assert_eq!(added, id);
         e.current.replace(id)
     };
     resume(cell, id, Resume::Run);
@@ -120,27 +121,38 @@ pub(crate) unsafe fn start_actor(
 /// Resumes actor `id` and files it away again when it suspends or ends.
 /// Returns why it suspended, or `None` if it finished.
 fn resume(cell: &ExecCell, id: ActorId, how: Resume) -> Option<Suspend> {
-    let co: *mut Co = &mut **cell.borrow_mut().actors[id.index()].co.as_mut().expect("a live actor has a coroutine");
+    let co = coroutine(&mut cell.borrow_mut(), id);
+    resume_at(cell, id, co, how)
+}
+
+/// Returns a pointer to actor `id`'s coroutine.
+fn coroutine(e: &mut Execution, id: ActorId) -> *mut Co {
+    let co: &mut Co = e.actors[id.index()].co.as_mut().expect("a live actor has a coroutine");
+    co
+}
+
+/// Resumes the coroutine `co` of actor `id`; see [`resume`].
+fn resume_at(cell: &ExecCell, id: ActorId, co: *mut Co, how: Resume) -> Option<Suspend> {
     // SAFETY: the coroutine is boxed, so the pointer stays valid while the
     // actor table grows during the run; the box is taken out of the table
     // only below, after `resume` returned, and an actor is never resumed
-    // while it runs (one actor runs at a time).
+    // while it runs (one actor runs at a time), so this is the only access.
     let result = unsafe { (*co).resume(how) };
-    let mut e = cell.borrow_mut();
     match result {
-        CoroutineResult::Yield(why) => {
-            if why == Suspend::Stuck {
-                // The actor cannot unwind further; abandon its stack.
-                std::mem::forget(e.actors[id.index()].co.take());
-                e.leaked += 1;
-                e.actors[id.index()].status = Status::Finished;
-            }
-            Some(why)
+        CoroutineResult::Yield(Suspend::Stuck) => {
+            // The actor cannot unwind further; abandon its stack.
+            let mut e = cell.borrow_mut();
+            std::mem::forget(e.actors[id.index()].co.take());
+            e.leaked += 1;
+            e.actors[id.index()].status = Status::Finished;
+            Some(Suspend::Stuck)
         }
+        CoroutineResult::Yield(why) => Some(why),
         CoroutineResult::Return(()) => {
+            let mut e = cell.borrow_mut();
+            e.set_pending(id, None);
             let actor = &mut e.actors[id.index()];
             actor.status = Status::Finished;
-            actor.pending = None;
             actor.ready = None;
             let co = actor.co.take().expect("a live actor has a coroutine");
             if e.current == Some(id) {
@@ -164,19 +176,18 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
     // completion or torn down before it returns.
     unsafe { start_actor(cell, None, None, Box::new(body)) };
     loop {
-        let next = {
+        let (id, co) = {
             let mut e = cell.borrow_mut();
-            match e.next.take() {
-                Some(next) => Next::Run(next),
-                None => e.decide(),
-            }
+            let id = match e.next.take() {
+                Some(next) => next,
+                None => match e.decide(None) {
+                    Next::Run(id) => id,
+                    Next::End => break,
+                },
+            };
+            (id, coroutine(&mut e, id))
         };
-        match next {
-            Next::Run(id) => {
-                resume(cell, id, Resume::Run);
-            }
-            Next::End => break,
-        }
+        resume_at(cell, id, co, Resume::Run);
     }
     teardown(cell);
     EXEC.with(|c| c.set(previous));
