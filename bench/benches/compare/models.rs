@@ -1,0 +1,104 @@
+// The models, written once and included once per tool. The including module
+// brings the tool's `sync` and `thread` modules into scope, so each model runs
+// the same code against that tool's primitives.
+
+use std::hint::black_box;
+
+use self::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use self::sync::{Arc, Condvar, Mutex};
+
+/// One thread doing `n` atomic loads: `n` scheduling points, none a switch.
+pub(crate) fn loads(n: usize) {
+    let a = AtomicUsize::new(0);
+    let mut sum = 0;
+    for _ in 0..n {
+        sum += a.load(SeqCst);
+    }
+    black_box(sum);
+}
+
+/// Two threads each doing `n` loads of one atomic: `2n` scheduling points,
+/// each a switch under a round-robin schedule.
+pub(crate) fn two_thread_loads(n: usize) {
+    let a = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let a = a.clone();
+            thread::spawn(move || {
+                let mut sum = 0;
+                for _ in 0..n {
+                    sum += a.load(SeqCst);
+                }
+                black_box(sum);
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+/// Two threads each doing one `fetch_add` on a shared counter.
+pub(crate) fn fetch_add() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let n = n.clone();
+            thread::spawn(move || {
+                n.fetch_add(1, SeqCst);
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(n.load(SeqCst), 2);
+}
+
+/// Three threads each locking one shared mutex twice (two separate critical
+/// sections, each an increment).
+pub(crate) fn mutex_3x2() {
+    let m = Arc::new(Mutex::new(0usize));
+    let handles: Vec<_> = (0..3)
+        .map(|_| {
+            let m = m.clone();
+            thread::spawn(move || {
+                for _ in 0..2 {
+                    *m.lock().unwrap() += 1;
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(*m.lock().unwrap(), 6);
+}
+
+/// A producer thread puts two items in a mutex-protected buffer, notifying
+/// a condvar after each; a consumer thread waits on the condvar until an
+/// item is there and takes both.
+pub(crate) fn condvar() {
+    let shared = Arc::new((Mutex::new(Vec::<usize>::new()), Condvar::new()));
+    let producer = {
+        let shared = shared.clone();
+        thread::spawn(move || {
+            for i in 0..2 {
+                shared.0.lock().unwrap().push(i);
+                shared.1.notify_one();
+            }
+        })
+    };
+    let consumer = thread::spawn(move || {
+        let mut got = 0;
+        while got < 2 {
+            let mut buf = shared.0.lock().unwrap();
+            while buf.is_empty() {
+                buf = shared.1.wait(buf).unwrap();
+            }
+            got += buf.drain(..).count();
+        }
+    });
+    producer.join().unwrap();
+    consumer.join().unwrap();
+}

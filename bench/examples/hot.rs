@@ -1,0 +1,137 @@
+//! Runs one samaritan measurement of the comparison in a loop, for a
+//! profiler: `cargo build --release -p samaritan-bench --features sim
+//! --example hot`, then for example
+//! `perf record -g target/release/examples/hot loads` or
+//! `valgrind --tool=callgrind target/release/examples/hot setup 200`.
+//!
+//! Modes: `loads [REPS]` (one thread, 100000 loads, no switch), `switch
+//! [REPS]` (two threads, 100000 loads each, round robin), `setup [REPS]`
+//! (exhaustive DFS of the 2-thread fetch_add model: 5 executions, so mostly
+//! the set-up of an exploration), `random [EXECUTIONS]` (random search of
+//! the same model, set-up amortized), `spawn [REPS]` (one execution of
+//! models spawning 0 to 3 empty threads: the cost of a search's set-up and
+//! of each fresh coroutine stack; prints its own timings), `coro [ROUNDS]`
+//! (a bare corosensei resume and suspend: the floor under a switch).
+
+use std::hint::black_box;
+
+use samaritan::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use samaritan::sync::Arc;
+use samaritan::{thread, Builder, SearchStrategy};
+
+const LOADS: usize = 100_000;
+
+fn loads() {
+    let a = AtomicUsize::new(0);
+    let mut sum = 0;
+    for _ in 0..LOADS {
+        sum += a.load(SeqCst);
+    }
+    black_box(sum);
+}
+
+fn two_thread_loads() {
+    let a = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let a = a.clone();
+            thread::spawn(move || {
+                let mut sum = 0;
+                for _ in 0..LOADS {
+                    sum += a.load(SeqCst);
+                }
+                black_box(sum);
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+fn fetch_add() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let n = n.clone();
+            thread::spawn(move || {
+                n.fetch_add(1, SeqCst);
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(n.load(SeqCst), 2);
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mode = args.next().unwrap_or_else(|| "loads".to_string());
+    let count: Option<u64> = args.next().and_then(|a| a.parse().ok());
+    let builder = Builder::new().max_steps(u64::MAX);
+    match mode.as_str() {
+        "loads" => {
+            for _ in 0..count.unwrap_or(50) {
+                builder.clone().strategy(SearchStrategy::Dfs).max_executions(1).explore(loads).unwrap();
+            }
+        }
+        "switch" => {
+            for _ in 0..count.unwrap_or(20) {
+                builder.clone().strategy(SearchStrategy::RoundRobin).explore(two_thread_loads).unwrap();
+            }
+        }
+        "setup" => {
+            for _ in 0..count.unwrap_or(5000) {
+                builder.clone().strategy(SearchStrategy::Dfs).explore(fetch_add).unwrap();
+            }
+        }
+        "random" => {
+            let n = count.unwrap_or(1_000_000);
+            builder.strategy(SearchStrategy::Random).max_executions(n).explore(fetch_add).unwrap();
+        }
+        "spawn" => {
+            // Searches of models that spawn 0..=3 empty threads: the set-up
+            // cost of a search and of each actor's first coroutine stack.
+            for k in 0..=3usize {
+                let reps = count.unwrap_or(2000);
+                let start = std::time::Instant::now();
+                for _ in 0..reps {
+                    builder
+                        .clone()
+                        .strategy(SearchStrategy::Dfs)
+                        .max_executions(1)
+                        .explore(move || {
+                            let handles: Vec<_> = (0..k).map(|_| thread::spawn(|| {})).collect();
+                            for h in handles {
+                                h.join().unwrap();
+                            }
+                        })
+                        .unwrap();
+                }
+                println!("{k} spawned threads: {:.1} us/search", start.elapsed().as_secs_f64() * 1e6 / reps as f64);
+            }
+        }
+        "coro" => {
+            // The floor under a switching point: one resume of a corosensei
+            // coroutine and its suspend back (samaritan goes actor -> loop
+            // -> actor, one such round trip per switch).
+            use corosensei::{Coroutine, CoroutineResult};
+            let rounds = count.unwrap_or(10_000_000);
+            let mut co = Coroutine::new(|yielder, mut n: u64| loop {
+                n = yielder.suspend(black_box(n));
+            });
+            let start = std::time::Instant::now();
+            for i in 0..rounds {
+                match co.resume(i) {
+                    CoroutineResult::Yield(v) => {
+                        black_box(v);
+                    }
+                    CoroutineResult::Return(()) => unreachable!(),
+                }
+            }
+            println!("{:.1} ns per resume + suspend", start.elapsed().as_secs_f64() * 1e9 / rounds as f64);
+        }
+        other => panic!("unknown mode {other:?}: expected loads, switch, setup, random, spawn or coro"),
+    }
+}
