@@ -7,7 +7,7 @@
 use samaritan::sync::{Arc, Mutex};
 use samaritan::thread;
 
-fn transfer_and_audit() {
+pub(crate) fn transfer_and_audit() {
     let accounts = Arc::new(Mutex::new(100));
     let audit = Arc::new(Mutex::new(Vec::<i32>::new()));
     let (a, b) = (accounts.clone(), audit.clone());

@@ -8,7 +8,7 @@ use samaritan::sync::atomic::{AtomicUsize, Ordering};
 use samaritan::sync::Arc;
 use samaritan::thread;
 
-fn two_increments() {
+pub(crate) fn two_increments() {
     let counter = Arc::new(AtomicUsize::new(0));
     let handles: Vec<_> = (0..2)
         .map(|_| {

@@ -23,9 +23,7 @@ pub(crate) fn install_hook() {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             if run::active() {
-                let location = info
-                    .location()
-                    .map_or_else(|| "<unknown>".to_string(), |l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+                let location = info.location().map_or_else(|| "<unknown>".to_string(), crate::trace::location_string);
                 LAST_LOCATION.with(|slot| *slot.borrow_mut() = Some(location));
             } else {
                 previous(info);

@@ -85,7 +85,40 @@ impl fmt::Display for Trace {
     }
 }
 
-/// Formats a location the way traces show it.
+/// Formats a location the way traces show it, with `dir/../` removed from
+/// the path (files pulled in with `#[path]` otherwise show such detours).
 pub(crate) fn location_string(location: &Location<'_>) -> String {
-    format!("{}:{}:{}", location.file(), location.line(), location.column())
+    format!("{}:{}:{}", normalize(location.file()), location.line(), location.column())
+}
+
+/// Removes `.` components and `dir/..` pairs from a relative path, lexically.
+fn normalize(path: &str) -> String {
+    if !path.contains("/.") {
+        return path.to_string();
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "." => {}
+            ".." if parts.last().is_some_and(|p| !p.is_empty() && *p != "..") => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize;
+
+    #[test]
+    fn paths_lose_their_detours_but_not_their_meaning() {
+        assert_eq!(normalize("snapshot-tests/tests/../../examples/a.rs"), "examples/a.rs");
+        assert_eq!(normalize("src/./lib.rs"), "src/lib.rs");
+        assert_eq!(normalize("../outside/a.rs"), "../outside/a.rs");
+        assert_eq!(normalize("/abs/x/../y.rs"), "/abs/y.rs");
+        assert_eq!(normalize("plain/path.rs"), "plain/path.rs");
+    }
 }

@@ -1,7 +1,6 @@
 //! Snapshots of failing schedules and exploration summaries.
 #![cfg(feature = "sim")]
 
-use samaritan::sync::atomic::{AtomicUsize, Ordering};
 use samaritan::sync::{Arc, Mutex};
 use samaritan::{thread, Builder, Report, SearchStrategy};
 
@@ -12,7 +11,12 @@ fn record(report: &Report) -> String {
         report.strategy, report.executions, report.exhausted, report.outcome
     );
     if let Some(failure) = &report.failure {
-        out.push_str(&format!("preemptions: {}\ntoken: {}\n\n{}", failure.trace.preemptions(), failure.token, failure.trace));
+        out.push_str(&format!(
+            "preemptions: {}\ntoken: {}\n\n{}",
+            failure.trace.preemptions(),
+            failure.token,
+            failure.trace
+        ));
     }
     out
 }
@@ -30,46 +34,18 @@ fn check<F: Fn() + Send + Sync + 'static>(name: &str, strategy: SearchStrategy, 
     });
 }
 
-fn lost_update() {
-    let counter = Arc::new(AtomicUsize::new(0));
-    let handles: Vec<_> = (0..2)
-        .map(|_| {
-            let counter = counter.clone();
-            thread::spawn(move || {
-                let seen = counter.load(Ordering::SeqCst);
-                counter.store(seen + 1, Ordering::SeqCst);
-            })
-        })
-        .collect();
-    for handle in handles {
-        handle.join().unwrap();
-    }
-    assert_eq!(counter.load(Ordering::SeqCst), 2, "an increment was lost");
-}
+/// The examples themselves, so that their snapshots follow the programs
+/// users run.
+#[path = "../../examples/lost_update.rs"]
+#[allow(dead_code)]
+mod lost_update_example;
 
-fn lock_order_inversion() {
-    let accounts = Arc::new(Mutex::new(100));
-    let audit = Arc::new(Mutex::new(Vec::<i32>::new()));
-    let (a, b) = (accounts.clone(), audit.clone());
-    let transfer = thread::Builder::new()
-        .name("transfer".into())
-        .spawn(move || {
-            let mut balance = a.lock().unwrap();
-            *balance -= 10;
-            b.lock().unwrap().push(-10);
-        })
-        .unwrap();
-    let auditor = thread::Builder::new()
-        .name("auditor".into())
-        .spawn(move || {
-            let log = audit.lock().unwrap();
-            let balance = accounts.lock().unwrap();
-            assert_eq!(*balance - log.iter().sum::<i32>(), 100);
-        })
-        .unwrap();
-    transfer.join().unwrap();
-    auditor.join().unwrap();
-}
+#[path = "../../examples/lock_order_deadlock.rs"]
+#[allow(dead_code)]
+mod lock_order_example;
+
+use lock_order_example::transfer_and_audit as lock_order_inversion;
+use lost_update_example::two_increments as lost_update;
 
 fn locked_counter() {
     let n = Arc::new(Mutex::new(0));
