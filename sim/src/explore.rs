@@ -105,10 +105,16 @@ impl Report {
     }
 
     /// Returns the command that replays the failure.
+    ///
+    /// Inside a test (a thread named after it) that is the test command with
+    /// `SAMARITAN_REPLAY` set; elsewhere (a program's main thread), the call
+    /// that replays it in code.
     pub fn replay_command(&self) -> Option<String> {
         let token = self.token()?;
-        let name = self.test_name.as_deref().filter(|n| *n != "main").unwrap_or("<test name>");
-        Some(format!("SAMARITAN_REPLAY={token} cargo test {name} -- --exact"))
+        Some(match self.test_name.as_deref().filter(|n| *n != "main") {
+            Some(name) => format!("SAMARITAN_REPLAY={token} cargo test {name} -- --exact"),
+            None => format!("samaritan::replay(\"{token}\", <the same closure>)"),
+        })
     }
 }
 
@@ -127,7 +133,15 @@ impl fmt::Display for Report {
         writeln!(f, "{}", self.outcome)?;
         if let Some(failure) = &self.failure {
             writeln!(f)?;
-            writeln!(f, "trace ({} steps, {} preemptions):", failure.trace.lines.len(), failure.trace.preemptions())?;
+            let (steps, preemptions) = (failure.trace.lines.len(), failure.trace.preemptions());
+            writeln!(
+                f,
+                "trace ({} {}, {} {}):",
+                steps,
+                plural(steps, "step"),
+                preemptions,
+                plural(preemptions, "preemption")
+            )?;
             write!(f, "{}", failure.trace)?;
             if failure.leaked_actors > 0 {
                 writeln!(f, "note: {} thread(s) could not be unwound at teardown", failure.leaked_actors)?;
@@ -139,6 +153,15 @@ impl fmt::Display for Report {
             }
         }
         Ok(())
+    }
+}
+
+/// Returns `word` with an `s` unless `n` is 1.
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
     }
 }
 
