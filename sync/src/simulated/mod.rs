@@ -3,6 +3,7 @@
 pub(crate) mod atomic;
 mod barrier;
 mod condvar;
+mod guard;
 mod lazy_lock;
 pub(crate) mod mpsc;
 mod mutex;
