@@ -66,8 +66,7 @@ mod sim {
                 let n2 = n.clone();
                 let inc = move |n: &AtomicUsize| {
                     let mut current = n.load(Ordering::SeqCst);
-                    while let Err(seen) = n.compare_exchange(current, current + 1, Ordering::SeqCst, Ordering::SeqCst)
-                    {
+                    while let Err(seen) = n.compare_exchange(current, current + 1, Ordering::SeqCst, Ordering::SeqCst) {
                         current = seen;
                     }
                 };

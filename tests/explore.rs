@@ -57,9 +57,12 @@ fn two_fetch_adds_have_five_executions() {
     // program order. DFS runs each linear extension once. S1 comes first.
     // A next: then S2, then B and J1 in either order, then J2: 2.
     // S2 next: J2 is last; A<J1 and B interleave in 3 ways: 3. Total 5.
-    check_exhausts(two_threads(|n| {
-        n.fetch_add(1, Ordering::SeqCst);
-    }), 5);
+    check_exhausts(
+        two_threads(|n| {
+            n.fetch_add(1, Ordering::SeqCst);
+        }),
+        5,
+    );
 }
 
 #[test]
@@ -108,8 +111,12 @@ fn a_lost_update_is_found_reported_and_replayed() {
     assert_eq!(report.executions, 4);
     let failure = report.failure.as_ref().expect("a failure has a trace");
     assert_eq!(failure.trace.preemptions(), 1);
-    let steps: Vec<String> =
-        failure.trace.lines.iter().map(|l| format!("{} {} {}", l.actor, l.op, l.object.as_deref().unwrap_or("-"))).collect();
+    let steps: Vec<String> = failure
+        .trace
+        .lines
+        .iter()
+        .map(|l| format!("{} {} {}", l.actor, l.op, l.object.as_deref().unwrap_or("-")))
+        .collect();
     assert_eq!(
         steps,
         [
