@@ -84,4 +84,23 @@ mod sim {
         assert_eq!((report.outcome, report.exhausted), (Outcome::Pass, true));
         assert_eq!(report.executions, 6);
     }
+
+    #[test]
+    fn the_weak_compare_exchange_retry_loop_terminates_under_exhaustive_search() {
+        let report = Builder::new()
+            .explore(|| {
+                let n = AtomicUsize::new(0);
+                let mut current = n.load(Ordering::Relaxed);
+                while let Err(seen) = n.compare_exchange_weak(current, current + 1, Ordering::SeqCst, Ordering::Relaxed)
+                {
+                    current = seen;
+                }
+                assert_eq!(n.load(Ordering::SeqCst), 1);
+            })
+            .unwrap();
+        // The first weak CAS succeeds or fails spuriously (a choice); after a
+        // spurious failure the retry cannot fail spuriously again and
+        // succeeds. 2 executions.
+        assert_eq!((report.outcome, report.executions, report.exhausted), (Outcome::Pass, 2, true));
+    }
 }

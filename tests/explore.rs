@@ -228,7 +228,8 @@ fn blocking_on_a_lock_the_engine_cannot_see_is_reported_not_hung() {
         })
         .unwrap();
     let Outcome::UncontrolledBlocking { actor, silent_ms, .. } = &report.outcome else { panic!("{report}") };
-    assert_eq!(actor, "main", "the thread running at the last step was main");
+    // t1 blocks on the std mutex as soon as it starts.
+    assert_eq!(actor, "t1");
     assert!(*silent_ms >= 300);
 }
 
@@ -282,4 +283,28 @@ fn max_executions_stops_the_search_before_it_is_exhausted() {
         .unwrap();
     assert_eq!((report.executions, report.exhausted, &report.outcome), (3, false, &Outcome::Pass));
     assert_eq!(report.to_string(), "pass: 3 executions (search stopped before the space was exhausted), strategy dfs");
+}
+
+#[test]
+fn the_watchdog_names_a_thread_that_blocks_while_starting() {
+    let report = Builder::new()
+        .watchdog(Duration::from_millis(300))
+        .explore(|| {
+            let lock = Arc::new(std::sync::Mutex::new(()));
+            let held = lock.lock().unwrap();
+            let lock2 = lock.clone();
+            let t = thread::Builder::new()
+                .name("worker".into())
+                .spawn(move || {
+                    // Blocks before its first visible operation.
+                    drop(lock2.lock().unwrap());
+                })
+                .unwrap();
+            drop(held);
+            t.join().unwrap();
+        })
+        .unwrap();
+    let Outcome::UncontrolledBlocking { actor, .. } = &report.outcome else { panic!("{report}") };
+    assert_eq!(actor, "worker");
+    assert_eq!(report.strategy, "dfs");
 }

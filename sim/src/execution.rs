@@ -68,6 +68,8 @@ pub(crate) struct Execution {
     pub(crate) steps: u64,
     pub(crate) outcome: Option<Outcome>,
     pub(crate) teardown: bool,
+    /// Operations performed during teardown by actors not unwinding.
+    pub(crate) teardown_ops: u64,
     /// Virtual time in nanoseconds; only `sleep` advances it.
     pub(crate) clock_ns: u64,
     pub(crate) strategy: *mut (dyn Strategy + 'static),
@@ -99,6 +101,7 @@ impl Execution {
             steps: 0,
             outcome: None,
             teardown: false,
+            teardown_ops: 0,
             clock_ns: 0,
             strategy,
             pool,
@@ -113,6 +116,7 @@ impl Execution {
     /// the buffers' capacity so that executions do not allocate them anew.
     pub(crate) fn reset(&mut self, generation: u64) {
         self.generation = generation;
+        self.progress.names.lock().unwrap_or_else(|p| p.into_inner()).clear();
         self.actors.clear();
         self.current = None;
         self.next = None;
@@ -122,6 +126,7 @@ impl Execution {
         self.steps = 0;
         self.outcome = None;
         self.teardown = false;
+        self.teardown_ops = 0;
         self.clock_ns = 0;
         self.leaked = 0;
         self.views.clear();

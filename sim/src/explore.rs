@@ -60,7 +60,13 @@ impl Default for Config {
 pub(crate) struct Progress {
     pub(crate) steps: AtomicU64,
     pub(crate) executions: AtomicU64,
+    /// The actor running (or starting) most recently.
     pub(crate) actor: AtomicU32,
+    /// Names given to actors of the running execution, by index.
+    pub(crate) names: std::sync::Mutex<Vec<(u32, String)>>,
+    /// Set by the watchdog when it gave up on the exploration: it stops at
+    /// the next execution instead of running on unseen.
+    pub(crate) cancelled: std::sync::atomic::AtomicBool,
 }
 
 /// A failing execution: what it did and how to get it back.
@@ -94,6 +100,11 @@ pub struct Report {
 }
 
 impl Report {
+    fn with_strategy(mut self, strategy: &str) -> Report {
+        self.strategy = strategy.to_string();
+        self
+    }
+
     /// Returns whether the exploration found a bug.
     pub fn is_failure(&self) -> bool {
         self.outcome.is_failure()
@@ -142,7 +153,7 @@ impl fmt::Display for Report {
                 preemptions,
                 plural(preemptions, "preemption")
             )?;
-            write!(f, "{}", failure.trace)?;
+            write_trace(f, &failure.trace)?;
             if failure.leaked_actors > 0 {
                 writeln!(f, "note: {} thread(s) could not be unwound at teardown", failure.leaked_actors)?;
             }
@@ -154,6 +165,22 @@ impl fmt::Display for Report {
         }
         Ok(())
     }
+}
+
+/// Longest trace a report prints whole; longer ones show their start and
+/// end (the full trace stays in [`Failure::trace`]).
+const TRACE_PRINT_LIMIT: usize = 200;
+
+/// Writes `trace`, eliding the middle of a long one.
+fn write_trace(f: &mut fmt::Formatter<'_>, trace: &Trace) -> fmt::Result {
+    if trace.lines.len() <= TRACE_PRINT_LIMIT {
+        return write!(f, "{trace}");
+    }
+    let (head, tail) = (40, 120);
+    let part = |lines: &[crate::trace::TraceLine]| Trace { lines: lines.to_vec() };
+    write!(f, "{}", part(&trace.lines[..head]))?;
+    writeln!(f, "   ... {} steps not shown ...", trace.lines.len() - head - tail)?;
+    write!(f, "{}", part(&trace.lines[trace.lines.len() - tail..]))
 }
 
 /// Returns `word` with an `s` unless `n` is 1.
@@ -182,8 +209,10 @@ pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -
         // A nondeterministic program cannot be trusted to replay: keep the
         // verdict and show the replay's trace for what it is worth.
         other if matches!(report.outcome, Outcome::Nondeterminism { .. }) => report.failure = other,
-        Some(mut failure) if traced.outcome == report.outcome => {
+        Some(mut failure) if traced.outcome.same_verdict(&report.outcome) => {
             failure.leaked_actors = failure.leaked_actors.max(found.leaked_actors);
+            // The replay's own words go with its trace.
+            report.outcome = traced.outcome;
             report.failure = Some(failure);
         }
         other => {
@@ -215,7 +244,9 @@ pub fn replay(config: Config, schedule: Schedule, body: Body) -> Report {
         let used = failure.schedule.choices.len();
         let mismatch = if matches!(report.outcome, Outcome::ScheduleMismatch { .. }) {
             None
-        } else if used < expected.choices.len() {
+        } else if used < expected.choices.len() && !report.outcome.is_failure() {
+            // (A replay that fails early shows that failure, which is
+            // worth more than the note that the schedule was not used up.)
             Some(format!("the execution ended after {used} of the schedule's {} choices", expected.choices.len()))
         } else if expected.fingerprint != 0 && failure.schedule.fingerprint != expected.fingerprint {
             Some("the schedule replays, but the operations differ from those it was recorded with: the program changed since the token was made".to_string())
@@ -237,6 +268,7 @@ fn explore_with(
     tracing: bool,
 ) -> Report {
     let progress = Arc::new(Progress::default());
+    let strategy_name = strategy.name().to_string();
     let (tx, rx) = mpsc::channel();
     let worker_progress = progress.clone();
     let worker_config = config.clone();
@@ -272,20 +304,25 @@ fn explore_with(
                     seen = now;
                     since = Instant::now();
                 } else if since.elapsed() >= config.watchdog {
-                    return watchdog_report(&config, &progress, since.elapsed());
+                    return watchdog_report(&config, &strategy_name, &progress, since.elapsed());
                 }
             }
         }
     }
 }
 
-fn watchdog_report(config: &Config, progress: &Progress, silent: Duration) -> Report {
-    let actor = progress.actor.load(Ordering::Relaxed) as usize;
+fn watchdog_report(config: &Config, strategy: &str, progress: &Progress, silent: Duration) -> Report {
+    progress.cancelled.store(true, Ordering::Relaxed);
+    let actor = progress.actor.load(Ordering::Relaxed);
+    let names = progress.names.lock().unwrap_or_else(|p| p.into_inner());
+    let given = names.iter().rev().find(|(i, _)| *i == actor).map(|(_, n)| n.as_str());
+    let name = crate::actor::display_name(actor as usize, given);
+    drop(names);
     let executions = progress.executions.load(Ordering::Relaxed);
     let steps = progress.steps.load(Ordering::Relaxed);
     Report {
         outcome: Outcome::UncontrolledBlocking {
-            actor: crate::actor::display_name(actor, None),
+            actor: name,
             last: format!("step {steps} of execution {}", executions + 1),
             silent_ms: silent.as_millis() as u64,
         },
@@ -295,6 +332,7 @@ fn watchdog_report(config: &Config, progress: &Progress, silent: Duration) -> Re
         failure: None,
         test_name: config.test_name.clone(),
     }
+    .with_strategy(strategy)
 }
 
 fn explore_here(
@@ -329,6 +367,7 @@ fn explore_here(
     loop {
         if config.max_executions.is_some_and(|m| report.executions >= m)
             || config.max_time.is_some_and(|t| started.elapsed() >= t)
+            || progress.cancelled.load(Ordering::Relaxed)
         {
             break;
         }

@@ -81,6 +81,18 @@ impl Outcome {
         !matches!(self, Outcome::Pass)
     }
 
+    /// Returns whether `other` is the same verdict at the same place. Panics
+    /// compare by thread and location only: their messages may hold
+    /// addresses or other values that differ between runs of one schedule.
+    pub fn same_verdict(&self, other: &Outcome) -> bool {
+        match (self, other) {
+            (Outcome::Panic { actor: a, location: l, .. }, Outcome::Panic { actor: b, location: m, .. }) => {
+                a == b && l == m
+            }
+            _ => self == other,
+        }
+    }
+
     /// Returns a short lowercase name of the verdict.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -103,7 +115,7 @@ impl fmt::Display for Outcome {
                 write!(f, "panic in thread '{actor}' at {location}: {message}")
             }
             Outcome::Deadlock(d) => {
-                f.write_str("deadlock: every thread is blocked")?;
+                f.write_str("deadlock: no thread can go on")?;
                 for b in &d.blocked {
                     write!(f, "\n  thread '{}' blocked in {}", b.actor, b.op)?;
                     if let Some(object) = &b.object {

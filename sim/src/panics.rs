@@ -13,7 +13,8 @@ use std::sync::Once;
 use crate::run;
 
 thread_local! {
-    static LAST_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Message and location of the latest panic in an actor on this thread.
+    static LAST: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
 }
 
 /// Installs the capturing hook (once per process).
@@ -24,7 +25,8 @@ pub(crate) fn install_hook() {
         panic::set_hook(Box::new(move |info| {
             if run::active() {
                 let location = info.location().map_or_else(|| "<unknown>".to_string(), crate::trace::location_string);
-                LAST_LOCATION.with(|slot| *slot.borrow_mut() = Some(location));
+                let message = message_of(info.payload());
+                LAST.with(|slot| *slot.borrow_mut() = Some((message, location)));
             } else {
                 previous(info);
             }
@@ -32,15 +34,26 @@ pub(crate) fn install_hook() {
     });
 }
 
-/// Returns the message and location of a panic caught in an actor.
-pub(crate) fn describe(payload: &(dyn Any + Send)) -> (String, String) {
-    let message = if let Some(s) = payload.downcast_ref::<&'static str>() {
+/// Returns the message of a panic payload.
+fn message_of(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
     } else {
         "<non-string panic payload>".to_string()
-    };
-    let location = LAST_LOCATION.with(|slot| slot.borrow_mut().take()).unwrap_or_else(|| "<unknown>".to_string());
+    }
+}
+
+/// Returns the message and location of a panic caught in an actor.
+pub(crate) fn describe(payload: &(dyn Any + Send)) -> (String, String) {
+    let message = message_of(payload);
+    let location = LAST.with(|slot| slot.borrow_mut().take()).map_or_else(|| "<unknown>".to_string(), |(_, l)| l);
     (message, location)
+}
+
+/// Returns the message and location of the panic this thread is unwinding
+/// from, as the hook saw it start.
+pub(crate) fn in_flight() -> (String, String) {
+    LAST.with(|slot| slot.borrow().clone()).unwrap_or_else(|| ("<unknown>".to_string(), "<unknown>".to_string()))
 }

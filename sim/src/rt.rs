@@ -88,6 +88,10 @@ pub fn step_when(op: Op, object: Option<ObjectId>, location: &'static Location<'
     announce(Pending { op, object, location }, Some(ready));
 }
 
+/// Operations an actor that is not unwinding may perform during teardown
+/// before it is abandoned.
+const TEARDOWN_BUDGET: u64 = 100_000;
+
 fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
     let Some(cell) = run::with_exec(|c| c as *const ExecCell) else { return };
     // SAFETY: `with_exec` handed out a pointer to the live execution, which
@@ -100,14 +104,29 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
         // While tearing down, or while this actor unwinds from a panic (the
         // execution is failing; another actor must not run and observe
         // `std::thread::panicking()`), operations take no step.
-        if e.teardown || std::thread::panicking() {
-            drop(e);
-            if ready.is_none_or(|r| r()) {
+        let unwinding = std::thread::panicking();
+        if e.teardown || unwinding {
+            // An actor that caught the teardown signal and goes on looping
+            // would keep teardown from ending: past a budget of operations
+            // it is abandoned like one that cannot proceed.
+            let runaway = e.teardown && !unwinding && {
+                e.teardown_ops += 1;
+                e.teardown_ops > TEARDOWN_BUDGET
+            };
+            if !runaway && ready.is_none_or(|r| r()) {
                 return;
             }
-            // It would block forever: give up unwinding this actor.
+            // It would block forever. A panicking actor's panic is the
+            // verdict: record it now, since its unwinding ends here.
+            if !e.teardown {
+                let (message, location) = crate::panics::in_flight();
+                let actor = e.actor_name(me);
+                e.fail(crate::outcome::Outcome::Panic { actor, message, location });
+            }
+            drop(e);
+            // Give up unwinding this actor.
             run::suspend(cell, me, Suspend::Stuck);
-            unreachable!("an actor stuck in teardown is never resumed");
+            unreachable!("an abandoned actor is never resumed");
         }
         // SAFETY: the closure lives on this frame, which stays put until
         // `ready` is cleared after the switch below or by `decide` (actor
@@ -222,6 +241,12 @@ pub fn released(object: ObjectId) {
             holders.pop();
         }
     });
+}
+
+/// Returns whether the running execution is being torn down (its actors
+/// unwind because it ended early, not because the program panicked).
+pub fn tearing_down() -> bool {
+    with_exec(|cell| cell.borrow().teardown).unwrap_or(false)
 }
 
 /// Returns whether weak compare-exchange may fail spuriously.

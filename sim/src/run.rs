@@ -89,8 +89,10 @@ pub(crate) unsafe fn start_actor(
             let actor = &mut cell.borrow_mut().actors[id.index()];
             (std::mem::take(&mut actor.locals), actor.tag.take())
         });
-        drop(attached);
-        if let Err(payload) = result {
+        // Thread-local destructors run here, as in std at thread exit; a
+        // panic in one must not escape the coroutine.
+        let dropped = panic::catch_unwind(AssertUnwindSafe(move || drop(attached)));
+        for payload in [result.err(), dropped.err()].into_iter().flatten() {
             if !payload.is::<TeardownSignal>() {
                 let (message, location) = panics::describe(&*payload);
                 with_exec(|cell| {
@@ -101,6 +103,8 @@ pub(crate) unsafe fn start_actor(
                     }
                 });
             }
+            // Dropping a payload runs arbitrary code; keep it contained.
+            let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(payload)));
         }
     };
     // SAFETY: the caller guarantees that what `body` borrows outlives the
@@ -109,12 +113,22 @@ pub(crate) unsafe fn start_actor(
     let co: Co = unsafe { Coroutine::with_stack_unchecked(stack, entry) };
     let parent = {
         let mut e = cell.borrow_mut();
+        // The watchdog names a thread that blocks while starting.
+        e.progress.actor.store(id.0, std::sync::atomic::Ordering::Relaxed);
+        if let Some(name) = &name {
+            e.progress.names.lock().unwrap_or_else(|p| p.into_inner()).push((id.0, name.clone()));
+        }
         let added = e.add_actor(Actor::new(name, co));
         debug_assert_eq!(added, id);
         e.current.replace(id)
     };
     resume(cell, id, Resume::Run);
-    cell.borrow_mut().current = parent;
+    let mut e = cell.borrow_mut();
+    e.current = parent;
+    if let Some(parent) = parent {
+        e.progress.actor.store(parent.0, std::sync::atomic::Ordering::Relaxed);
+    }
+    drop(e);
     id
 }
 
@@ -169,8 +183,16 @@ fn resume_at(cell: &ExecCell, id: ActorId, co: *mut Co, how: Resume) -> Option<S
 /// Runs one execution of `body` to its end and tears it down.
 pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
     let generation = cell.borrow().generation;
-    let previous = EXEC.with(|c| c.replace(cell));
-    let previous_generation = GENERATION.with(|g| g.replace(generation));
+    /// Restores this thread's execution pointers, even if the engine itself
+    /// panics: nothing may see a pointer to an execution being dropped.
+    struct Restore(*const ExecCell, u64);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            EXEC.with(|c| c.set(self.0));
+            GENERATION.with(|g| g.set(self.1));
+        }
+    }
+    let _restore = Restore(EXEC.with(|c| c.replace(cell)), GENERATION.with(|g| g.replace(generation)));
     panics::install_hook();
     // SAFETY: `body` outlives this function, and the main actor is run to
     // completion or torn down before it returns.
@@ -190,8 +212,6 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
         resume_at(cell, id, co, Resume::Run);
     }
     teardown(cell);
-    EXEC.with(|c| c.set(previous));
-    GENERATION.with(|g| g.set(previous_generation));
 }
 
 /// Unwinds every actor that has not finished, so that destructors run.

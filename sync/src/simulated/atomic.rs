@@ -6,20 +6,55 @@
 //! (a `Relaxed` store seen late by another thread) are not found yet.
 //! `compare_exchange_weak` may fail spuriously even when the value matches:
 //! that is an explored choice, off with `Builder::spurious_failures(false)`.
+//! Two spurious failures in a row on one atomic are not explored, so the
+//! usual retry loop stays finite under exhaustive search.
 
 use std::panic::Location;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool as StdAtomicBool, Ordering};
 
 use samaritan_sim::rt::{self, ObjectSlot};
 use samaritan_sim::Op;
 
-/// Announces an access to the atomic behind `slot`, if inside an execution.
-#[inline]
-#[track_caller]
-fn access(slot: &ObjectSlot, op: Op) {
-    if rt::active() {
-        let (object, _) = slot.id("Atomic");
-        rt::step(op, Some(object), Location::caller());
+/// The engine side of an atomic: its object, and whether its last weak
+/// compare-exchange failed spuriously.
+#[derive(Debug, Default)]
+struct Site {
+    slot: ObjectSlot,
+    /// Set after a spurious failure, cleared by any other outcome: at most
+    /// one spurious failure in a row, so that the usual retry loop
+    /// terminates under exhaustive search while the failure is still seen.
+    spurious: StdAtomicBool,
+}
+
+impl Site {
+    const fn new() -> Site {
+        Site { slot: ObjectSlot::new(), spurious: StdAtomicBool::new(false) }
+    }
+
+    /// Announces an access, if inside an execution.
+    #[inline]
+    #[track_caller]
+    fn access(&self, op: Op) {
+        if rt::active() {
+            let (object, fresh) = self.slot.id("Atomic");
+            if fresh {
+                self.spurious.store(false, Ordering::Relaxed);
+            }
+            rt::step(op, Some(object), Location::caller());
+        }
+    }
+
+    /// Decides whether a weak compare-exchange whose comparison `matches`
+    /// fails spuriously (an explored choice); call after [`Site::access`].
+    #[track_caller]
+    fn fails_spuriously(&self, matches: bool) -> bool {
+        let fails = rt::active()
+            && matches
+            && rt::spurious_failures()
+            && !self.spurious.load(Ordering::Relaxed)
+            && rt::choose(2) == 1;
+        self.spurious.store(fails, Ordering::Relaxed);
+        fails
     }
 }
 
@@ -42,7 +77,7 @@ macro_rules! common {
         /// Same API as the std atomic of the same name; scheduled under `sim`.
         #[derive(Default)]
         pub struct $name {
-            slot: ObjectSlot,
+            site: Site,
             inner: $std,
         }
 
@@ -61,7 +96,7 @@ macro_rules! common {
         impl $name {
             /// Creates a new atomic.
             pub const fn new(value: $prim) -> $name {
-                $name { slot: ObjectSlot::new(), inner: <$std>::new(value) }
+                $name { site: Site::new(), inner: <$std>::new(value) }
             }
 
             /// Returns a mutable reference to the value (no other access can race).
@@ -77,21 +112,21 @@ macro_rules! common {
             /// Loads the value.
             #[track_caller]
             pub fn load(&self, _order: Ordering) -> $prim {
-                access(&self.slot, Op::Load);
+                self.site.access(Op::Load);
                 self.inner.load(Ordering::SeqCst)
             }
 
             /// Stores a value.
             #[track_caller]
             pub fn store(&self, value: $prim, _order: Ordering) {
-                access(&self.slot, Op::Store);
+                self.site.access(Op::Store);
                 self.inner.store(value, Ordering::SeqCst)
             }
 
             /// Stores a value, returning the previous one.
             #[track_caller]
             pub fn swap(&self, value: $prim, _order: Ordering) -> $prim {
-                access(&self.slot, Op::Rmw);
+                self.site.access(Op::Rmw);
                 self.inner.swap(value, Ordering::SeqCst)
             }
 
@@ -104,7 +139,7 @@ macro_rules! common {
                 _success: Ordering,
                 _failure: Ordering,
             ) -> Result<$prim, $prim> {
-                access(&self.slot, Op::CompareExchange);
+                self.site.access(Op::CompareExchange);
                 self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
             }
 
@@ -118,9 +153,9 @@ macro_rules! common {
                 _success: Ordering,
                 _failure: Ordering,
             ) -> Result<$prim, $prim> {
-                access(&self.slot, Op::CompareExchange);
+                self.site.access(Op::CompareExchange);
                 let seen = self.inner.load(Ordering::SeqCst);
-                if rt::active() && seen == current && rt::spurious_failures() && rt::choose(2) == 1 {
+                if self.site.fails_spuriously(seen == current) {
                     return Err(seen);
                 }
                 self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
@@ -133,7 +168,7 @@ macro_rules! common {
             where
                 F: FnMut($prim) -> Option<$prim>,
             {
-                access(&self.slot, Op::Rmw);
+                self.site.access(Op::Rmw);
                 self.inner.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |v| f(v))
             }
 
@@ -152,7 +187,7 @@ macro_rules! rmw {
                 /// Read-modify-write, returning the previous value.
                 #[track_caller]
                 pub fn $method(&self, value: $prim, _order: Ordering) -> $prim {
-                    access(&self.slot, Op::Rmw);
+                    self.site.access(Op::Rmw);
                     self.inner.$method(value, Ordering::SeqCst)
                 }
             )*
@@ -185,14 +220,14 @@ impl AtomicBool {
     /// Logical "not" with the current value, returning the previous one.
     #[track_caller]
     pub fn fetch_not(&self, _order: Ordering) -> bool {
-        access(&self.slot, Op::Rmw);
+        self.site.access(Op::Rmw);
         self.inner.fetch_xor(true, Ordering::SeqCst)
     }
 }
 
 /// Same API as [`std::sync::atomic::AtomicPtr`]; scheduled under `sim`.
 pub struct AtomicPtr<T> {
-    slot: ObjectSlot,
+    site: Site,
     inner: std::sync::atomic::AtomicPtr<T>,
 }
 
@@ -211,7 +246,7 @@ impl<T> std::fmt::Debug for AtomicPtr<T> {
 impl<T> AtomicPtr<T> {
     /// Creates a new atomic pointer.
     pub const fn new(p: *mut T) -> AtomicPtr<T> {
-        AtomicPtr { slot: ObjectSlot::new(), inner: std::sync::atomic::AtomicPtr::new(p) }
+        AtomicPtr { site: Site::new(), inner: std::sync::atomic::AtomicPtr::new(p) }
     }
 
     /// Returns a mutable reference to the pointer.
@@ -227,21 +262,21 @@ impl<T> AtomicPtr<T> {
     /// Loads the pointer.
     #[track_caller]
     pub fn load(&self, _order: Ordering) -> *mut T {
-        access(&self.slot, Op::Load);
+        self.site.access(Op::Load);
         self.inner.load(Ordering::SeqCst)
     }
 
     /// Stores a pointer.
     #[track_caller]
     pub fn store(&self, p: *mut T, _order: Ordering) {
-        access(&self.slot, Op::Store);
+        self.site.access(Op::Store);
         self.inner.store(p, Ordering::SeqCst)
     }
 
     /// Stores a pointer, returning the previous one.
     #[track_caller]
     pub fn swap(&self, p: *mut T, _order: Ordering) -> *mut T {
-        access(&self.slot, Op::Rmw);
+        self.site.access(Op::Rmw);
         self.inner.swap(p, Ordering::SeqCst)
     }
 
@@ -254,7 +289,7 @@ impl<T> AtomicPtr<T> {
         _success: Ordering,
         _failure: Ordering,
     ) -> Result<*mut T, *mut T> {
-        access(&self.slot, Op::CompareExchange);
+        self.site.access(Op::CompareExchange);
         self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
     }
 
@@ -267,9 +302,9 @@ impl<T> AtomicPtr<T> {
         _success: Ordering,
         _failure: Ordering,
     ) -> Result<*mut T, *mut T> {
-        access(&self.slot, Op::CompareExchange);
+        self.site.access(Op::CompareExchange);
         let seen = self.inner.load(Ordering::SeqCst);
-        if rt::active() && seen == current && rt::spurious_failures() && rt::choose(2) == 1 {
+        if self.site.fails_spuriously(seen == current) {
             return Err(seen);
         }
         self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
@@ -282,7 +317,7 @@ impl<T> AtomicPtr<T> {
     where
         F: FnMut(*mut T) -> Option<*mut T>,
     {
-        access(&self.slot, Op::Rmw);
+        self.site.access(Op::Rmw);
         self.inner.fetch_update(Ordering::SeqCst, Ordering::SeqCst, f)
     }
 }

@@ -50,7 +50,11 @@ impl<T: ?Sized> Mutex<T> {
     pub(crate) fn object(&self) -> ObjectId {
         let (id, fresh) = self.slot.id("Mutex");
         if fresh {
+            // A mutex that outlives executions (a `static`) starts each one
+            // unlocked and unpoisoned: executions must not leak into each
+            // other.
             self.locked.store(false, Ordering::Relaxed);
+            self.inner.clear_poison();
         }
         id
     }
@@ -116,7 +120,17 @@ impl<T: ?Sized> Mutex<T> {
         if self.locked.load(Ordering::Relaxed) {
             return Err(TryLockError::WouldBlock);
         }
-        self.acquire(object, location).map_err(TryLockError::Poisoned)
+        match self.inner.try_lock() {
+            // Held outside the model (by another exploration sharing this
+            // mutex, say): a try_lock must not block for it.
+            Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
+            // Free for real too, so `acquire` will not block.
+            Ok(real) => {
+                drop(real);
+                self.acquire(object, location).map_err(TryLockError::Poisoned)
+            }
+            Err(TryLockError::Poisoned(_)) => self.acquire(object, location).map_err(TryLockError::Poisoned),
+        }
     }
 
     /// Determines whether the mutex is poisoned.
@@ -155,6 +169,10 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
                 // Announce first, then release for real, then in the model.
                 rt::step(Op::Unlock, Some(object), self.location);
                 drop(inner);
+                if rt::tearing_down() {
+                    // Unwinding at teardown is not a panic of the program.
+                    self.mutex.inner.clear_poison();
+                }
                 self.mutex.locked.store(false, Ordering::Relaxed);
                 rt::released(object);
             }

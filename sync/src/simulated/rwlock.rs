@@ -72,7 +72,9 @@ impl<T: ?Sized> RwLock<T> {
     fn object(&self) -> ObjectId {
         let (id, fresh) = self.slot.id("RwLock");
         if fresh {
+            // As for `Mutex`: every execution starts unlocked and unpoisoned.
             self.state.store(0, Ordering::Relaxed);
+            self.inner.clear_poison();
         }
         id
     }
@@ -236,6 +238,10 @@ impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
                 // Announce first, then release for real, then in the model.
                 rt::step(Op::ReadUnlock, Some(object), self.location);
                 drop(inner);
+                if rt::tearing_down() {
+                    // Unwinding at teardown is not a panic of the program.
+                    self.lock.inner.clear_poison();
+                }
                 self.lock.state.fetch_sub(1, Ordering::Relaxed);
                 rt::released(object);
             }
@@ -251,6 +257,10 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
             Some(object) if rt::active() => {
                 rt::step(Op::Unlock, Some(object), self.location);
                 drop(inner);
+                if rt::tearing_down() {
+                    // Unwinding at teardown is not a panic of the program.
+                    self.lock.inner.clear_poison();
+                }
                 self.lock.state.store(0, Ordering::Relaxed);
                 rt::released(object);
             }
