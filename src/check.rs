@@ -78,7 +78,7 @@ pub struct Builder {
     pub max_time: Option<Duration>,
     /// Seed for random search. Defaults to `SAMARITAN_SEED`, else 0.
     pub seed: u64,
-    /// Coroutine stack size. Defaults to `SAMARITAN_STACK_SIZE`, else 256 KiB.
+    /// Coroutine stack size. Defaults to `SAMARITAN_STACK_SIZE`, else 2 MiB (as std threads). A simulated thread that overflows it crashes the process (no guard-page handler yet).
     pub stack_size: usize,
     /// Silence before uncontrolled blocking is reported. Defaults to
     /// `SAMARITAN_WATCHDOG_MS`, else 10 s.
@@ -156,7 +156,7 @@ impl Builder {
                 .filter(|s| s.is_finite() && *s >= 0.0)
                 .map(Duration::from_secs_f64),
             seed: parse(get, env::SEED, "an unsigned 64-bit number", &mut err).unwrap_or(0),
-            stack_size: parse(get, env::STACK_SIZE, "a number of bytes", &mut err).unwrap_or(256 * 1024).max(16 * 1024),
+            stack_size: parse(get, env::STACK_SIZE, "a number of bytes", &mut err).unwrap_or(2 << 20).max(16 * 1024),
             watchdog: Duration::from_millis(
                 parse(get, env::WATCHDOG_MS, "a number of milliseconds", &mut err).unwrap_or(10_000),
             ),
@@ -339,7 +339,7 @@ mod tests {
     fn an_empty_environment_gives_the_documented_defaults() {
         let b = from(&[]);
         assert_eq!(b.strategy, SearchStrategy::Dfs);
-        assert_eq!((b.max_steps, b.max_executions, b.seed, b.stack_size), (100_000, None, 0, 256 * 1024));
+        assert_eq!((b.max_steps, b.max_executions, b.seed, b.stack_size), (100_000, None, 0, 2 << 20));
         assert_eq!((b.max_time, b.watchdog), (None, Duration::from_secs(10)));
         assert!(b.spurious_failures);
         assert_eq!(b.replay, None);

@@ -11,7 +11,7 @@ pub const MAX_EXECUTIONS: &str = "SAMARITAN_MAX_EXECUTIONS";
 pub const MAX_TIME: &str = "SAMARITAN_MAX_TIME";
 /// Seed of the `random` strategy (default 0).
 pub const SEED: &str = "SAMARITAN_SEED";
-/// Coroutine stack size in bytes (default 262144).
+/// Coroutine stack size in bytes (default 2097152, as std threads).
 pub const STACK_SIZE: &str = "SAMARITAN_STACK_SIZE";
 /// Milliseconds without a step before uncontrolled blocking is reported
 /// (default 10000).

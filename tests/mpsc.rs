@@ -461,13 +461,17 @@ mod sim {
         let trace = &report.failure.as_ref().expect("a panic is a failure").trace;
         let steps: Vec<(String, &str)> =
             trace.lines.iter().map(|l| (l.op.to_string(), l.object.as_deref().unwrap_or("-"))).collect();
-        // Dropping the last sender and the recv. Dropping the receiver as
-        // the panic unwinds main takes no step: a panicking thread's
-        // destructors run without scheduling points.
-        let expected = [("send", "Channel#0"), ("recv", "Channel#0")];
+        // Dropping the last sender closes the channel, then the recv.
+        // Dropping the receiver as the panic unwinds main takes no step: a
+        // panicking thread's destructors run without scheduling points.
+        let expected = [("close", "Channel#0"), ("recv", "Channel#0")];
         assert_eq!(steps, expected.map(|(op, object)| (op.to_string(), object)));
-        // Calls carry the user's line; drops carry none (drop glue does not
-        // forward `#[track_caller]`).
-        assert!(trace.lines[1].location.starts_with("tests/mpsc.rs:"), "{trace}");
+        // Calls carry the user's line; a drop (whose glue does not forward
+        // `#[track_caller]`) carries the line that made the channel.
+        let made = trace.lines[0].location.clone();
+        let recv = trace.lines[1].location.clone();
+        assert!(made.starts_with("tests/mpsc.rs:") && recv.starts_with("tests/mpsc.rs:"), "{trace}");
+        let line = |l: &str| l.split(':').nth(1).unwrap().parse::<u32>().unwrap();
+        assert_eq!(line(&recv), line(&made) + 2, "{trace}");
     }
 }

@@ -48,7 +48,7 @@ impl Default for Config {
             max_executions: None,
             max_time: None,
             watchdog: Duration::from_secs(10),
-            stack_size: 256 * 1024,
+            stack_size: 2 << 20,
             spurious_failures: true,
             test_name: None,
         }

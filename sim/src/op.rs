@@ -106,6 +106,9 @@ pub enum Op {
     TryRecv,
     /// Receives with a timeout: may time out.
     RecvTimeout,
+    /// Closes one end of a channel (its last sender or its receiver is
+    /// dropped).
+    Close,
     /// A data choice made by the engine (for example a spurious failure).
     Choose,
 }
@@ -151,6 +154,7 @@ impl Op {
             Op::Recv => "recv",
             Op::TryRecv => "try_recv",
             Op::RecvTimeout => "recv_timeout",
+            Op::Close => "close",
             Op::Choose => "choose",
         }
     }

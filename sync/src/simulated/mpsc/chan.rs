@@ -29,6 +29,9 @@ use samaritan_sim::{ObjectId, Op};
 type Loc = &'static Location<'static>;
 
 pub(super) struct Chan<T> {
+    /// Where the channel was made: drops of its handles are reported here,
+    /// since drop glue does not pass on its caller's location.
+    made_at: Loc,
     slot: ObjectSlot,
     /// `None` for `channel()`, `Some(n)` for `sync_channel(n)`.
     capacity: Option<usize>,
@@ -49,8 +52,9 @@ pub(super) struct Chan<T> {
 impl<T> Chan<T> {
     /// Creates a channel with one sender and the receiver alive, registered
     /// with the engine if inside an execution.
-    pub(super) fn new(capacity: Option<usize>) -> Chan<T> {
+    pub(super) fn new(capacity: Option<usize>, made_at: Loc) -> Chan<T> {
         let chan = Chan {
+            made_at,
             slot: ObjectSlot::new(),
             capacity,
             queue: Mutex::new(VecDeque::new()),
@@ -236,19 +240,19 @@ impl<T> Chan<T> {
 
     /// Drops a sender handle. Dropping the last one is a visible `Send`
     /// step (it disconnects the receiver); any other is invisible.
-    pub(super) fn drop_sender(&self, loc: Loc) {
+    pub(super) fn drop_sender(&self) {
         // Only the last handle's owner can make more senders, so a count of
         // one stays one across the step.
-        let _queue = if self.senders.load(Relaxed) == 1 { self.step(Op::Send, loc) } else { self.lock() };
+        let _queue = if self.senders.load(Relaxed) == 1 { self.step(Op::Close, self.made_at) } else { self.lock() };
         self.senders.fetch_sub(1, Relaxed);
         self.cv.notify_all();
     }
 
-    /// Drops the receiver: a visible `Recv` step. Like std, an unbounded
+    /// Drops the receiver: a visible `Close` step. Like std, an unbounded
     /// channel drops its queued values now; a bounded one keeps them until
     /// its last handle goes.
-    pub(super) fn drop_receiver(&self, loc: Loc) {
-        let mut queue = self.step(Op::Recv, loc);
+    pub(super) fn drop_receiver(&self) {
+        let mut queue = self.step(Op::Close, self.made_at);
         self.receiver.store(false, Relaxed);
         let discarded = match self.capacity {
             None => {

@@ -16,16 +16,14 @@
 //! | `Receiver::recv`, `iter`         | `Recv`        | a value is queued, or no sender is left  |
 //! | `Receiver::try_recv`, `try_iter` | `TryRecv`     | always                                   |
 //! | `Receiver::recv_timeout`         | `RecvTimeout` | always; times out if nothing is queued   |
-//! | dropping the last sender         | `Send`        | always                                   |
-//! | dropping the receiver            | `Recv`        | always                                   |
+//! | dropping the last sender         | `Close`       | always                                   |
+//! | dropping the receiver            | `Close`       | always                                   |
 //!
 //! A rendezvous (capacity 0) send is thus two steps, so the sender returns
 //! only after the receiver took its value; a rendezvous `try_send` succeeds
-//! only while the receiver is in `recv` or `recv_timeout`. Drops use the
-//! closest op: dropping the last sender is the sending side's disconnect,
-//! dropping the receiver the receiving side's. Drop steps show the location
-//! of std's drop glue, not the user's line (`#[track_caller]` does not pass
-//! through it); the iterators show where they were made.
+//! only while the receiver is in `recv` or `recv_timeout`. Drop glue does
+//! not pass on its caller's location, so `Close` steps show where the
+//! channel was made; the iterators show where they were made.
 //!
 //! Cloning a sender and dropping a sender that is not the last are not
 //! steps: they change nothing another thread can observe.
@@ -59,23 +57,25 @@ pub struct SyncSender<T>(Handle<std_mpsc::SyncSender<T>, T>);
 pub struct Receiver<T>(Handle<std_mpsc::Receiver<T>, T>);
 
 /// Same API as [`std::sync::mpsc::channel`]; modelled inside an execution.
+#[track_caller]
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     if !rt::active() {
         let (tx, rx) = std_mpsc::channel();
         return (Sender(Handle::Real(tx)), Receiver(Handle::Real(rx)));
     }
-    let chan = Arc::new(Chan::new(None));
+    let chan = Arc::new(Chan::new(None, Location::caller()));
     (Sender(Handle::Sim(chan.clone())), Receiver(Handle::Sim(chan)))
 }
 
 /// Same API as [`std::sync::mpsc::sync_channel`]; modelled inside an
 /// execution, where capacity 0 is a rendezvous.
+#[track_caller]
 pub fn sync_channel<T>(bound: usize) -> (SyncSender<T>, Receiver<T>) {
     if !rt::active() {
         let (tx, rx) = std_mpsc::sync_channel(bound);
         return (SyncSender(Handle::Real(tx)), Receiver(Handle::Real(rx)));
     }
-    let chan = Arc::new(Chan::new(Some(bound)));
+    let chan = Arc::new(Chan::new(Some(bound), Location::caller()));
     (SyncSender(Handle::Sim(chan.clone())), Receiver(Handle::Sim(chan)))
 }
 
@@ -126,10 +126,9 @@ macro_rules! sender_common {
         }
 
         impl<T> Drop for $name<T> {
-            #[track_caller]
             fn drop(&mut self) {
                 if let Handle::Sim(chan) = &self.0 {
-                    chan.drop_sender(Location::caller());
+                    chan.drop_sender();
                 }
             }
         }
@@ -200,10 +199,9 @@ impl<T> Receiver<T> {
 }
 
 impl<T> Drop for Receiver<T> {
-    #[track_caller]
     fn drop(&mut self) {
         if let Handle::Sim(chan) = &self.0 {
-            chan.drop_receiver(Location::caller());
+            chan.drop_receiver();
         }
     }
 }
