@@ -152,16 +152,33 @@ impl Execution {
     ///
     /// Called by the running actor at its scheduling point, with what it
     /// announces, or by the scheduler loop (with `None`) after an actor
-    /// finished. One pass over the actors finds the enabled ones. When the
-    /// announcing actor is the only one, the step is forced and taken
-    /// without touching its state (the hot path of single-threaded
-    /// stretches); the strategy is asked only when there is a choice.
+    /// finished. When the announcing actor is the only one that can go on,
+    /// the step is forced and taken without touching its state (the hot
+    /// path of single-threaded stretches); otherwise one pass finds the
+    /// enabled actors, and the strategy is asked when there is a choice.
     pub(crate) fn decide(&mut self, announcing: Option<Announce>) -> Next {
         if self.outcome.is_some() {
             if let Some(a) = announcing {
                 self.wait(a);
             }
             return Next::End;
+        }
+        // Fast path: the announcing actor can proceed and no other actor is
+        // enabled, so the step is forced; the enabled list, the views and
+        // the actor's own state are left as they are.
+        if let Some(a) = announcing {
+            // SAFETY: `ready` lives on the announcing actor's frame, which is
+            // running this call.
+            let can_go = a.ready.is_none_or(|r| unsafe { (*r)() });
+            let me = a.actor.index();
+            if can_go
+                && self.steps < self.config.max_steps
+                && !self.actors.iter().enumerate().any(|(i, actor)| i != me && actor.is_enabled())
+            {
+                self.record(a.actor, a.pending, 0, false);
+                self.actors[me].yielded = a.pending.op.is_yield();
+                return Next::Run(a.actor);
+            }
         }
         self.enabled.clear();
         let mut unfinished = false;
@@ -180,11 +197,6 @@ impl Execution {
             unfinished |= actor.status != Status::Finished;
         }
         if let Some(a) = announcing {
-            if self.enabled.len() == 1 && self.enabled[0] == a.actor && self.steps < self.config.max_steps {
-                self.record(a.actor, a.pending, 0, false);
-                self.actors[a.actor.index()].yielded = a.pending.op.is_yield();
-                return Next::Run(a.actor);
-            }
             self.wait(a);
         }
         if self.enabled.is_empty() {
