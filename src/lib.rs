@@ -27,6 +27,34 @@
 //! With `sim` (put it in `[dev-dependencies]`), `check` runs the closure
 //! once per schedule until every schedule has been explored or one fails,
 //! and a failure panics with a trace and a replay token.
+//!
+//! # What a failure looks like
+//!
+//! Every failure names its verdict — a panic (thread, message, location),
+//! a deadlock (each blocked thread, the object it waits on, who holds it,
+//! and the wait-for cycle), a step bound exceeded, uncontrolled blocking (a
+//! thread blocked on something samaritan does not model, caught by a
+//! watchdog), or nondeterminism — then prints the trace, one line per step
+//! (index, thread, operation, object, source location; preemptions and
+//! yields marked), the replay token, and the command that replays it:
+//! `SAMARITAN_REPLAY=<token> cargo test <name> -- --exact`.
+//!
+//! # Configuring
+//!
+//! `Builder` (under `sim`) sets the strategy (exhaustive DFS by default,
+//! seeded random, round robin), the step bound, the execution and time
+//! budgets, the seed, the coroutine stack size, the watchdog and whether
+//! weak compare-exchange may fail spuriously. Each setting defaults from a
+//! `SAMARITAN_*` environment variable listed in the `env` module.
+//!
+//! # What is modelled
+//!
+//! Every operation on a samaritan primitive is a scheduling point. Atomics
+//! are sequentially consistent whatever `Ordering` is passed: bugs that
+//! need weaker memory orderings are not found yet. Waits with a timeout may
+//! time out, `sleep` advances a virtual clock, and a simulated thread is a
+//! coroutine, not an OS thread: code that blocks on anything else (a std
+//! lock, I/O) is reported as uncontrolled blocking.
 #![doc(test(attr(deny(warnings))))]
 
 #[cfg(feature = "sim")]
