@@ -16,7 +16,7 @@ use crate::actor::{display_name, Actor, StackPool, Status};
 use crate::explore::Progress;
 use crate::op::{ActorId, ObjectId, Op};
 use crate::outcome::{BlockedActor, Deadlock, Outcome};
-use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Strategy};
+use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 use crate::trace::{location_string, Trace, TraceLine, TraceStep};
 
 /// The engine's record of a shared object.
@@ -35,6 +35,9 @@ pub(crate) struct ExecConfig {
     /// Whether to record the trace. Off while searching (the hot path); a
     /// failing schedule is replayed with it on to build the report.
     pub(crate) tracing: bool,
+    /// Whether the strategy wants to see every step
+    /// ([`Strategy::observes_steps`]).
+    pub(crate) observed: bool,
 }
 
 /// An operation the running actor announces at its scheduling point.
@@ -329,6 +332,11 @@ impl Execution {
     }
 
     fn record(&mut self, actor: ActorId, pending: Pending, value: u32, preempt: bool) {
+        if self.config.observed {
+            let step = Step { index: self.steps, actor, pending, value, preempt };
+            // SAFETY: as in `ask_strategy`.
+            unsafe { (*self.strategy).on_step(&step) };
+        }
         if self.config.tracing {
             self.trace.push(TraceStep {
                 actor,

@@ -352,7 +352,12 @@ fn explore_here(
         .with(|p| p.borrow_mut().take())
         .filter(|p| p.size() == config.stack_size)
         .unwrap_or_else(|| StackPool::new(config.stack_size));
-    let exec_config = ExecConfig { max_steps: config.max_steps, spurious_failures: config.spurious_failures, tracing };
+    let exec_config = ExecConfig {
+        max_steps: config.max_steps,
+        spurious_failures: config.spurious_failures,
+        tracing,
+        observed: strategy.observes_steps(),
+    };
     let started = Instant::now();
     let mut report = Report {
         outcome: Outcome::Pass,

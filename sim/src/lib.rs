@@ -35,5 +35,5 @@ pub use explore::{explore, replay, Body, Config, Failure, Report};
 pub use op::{ActorId, ObjectId, Op};
 pub use outcome::{BlockedActor, Deadlock, Outcome};
 pub use schedule::{Replay, Schedule, TokenError, TOKEN_VERSION};
-pub use strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Strategy};
+pub use strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 pub use trace::{Trace, TraceLine};

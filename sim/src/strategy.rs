@@ -75,6 +75,22 @@ pub struct ChoicePoint {
     pub location: &'static Location<'static>,
 }
 
+/// A step just taken, as shown to a strategy that observes steps.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    /// Its index in the execution, from 0.
+    pub index: u64,
+    /// The actor that took it.
+    pub actor: ActorId,
+    /// The operation, its object and location.
+    pub pending: Pending,
+    /// The value chosen, for [`Op::Choose`](crate::Op::Choose) steps.
+    pub value: u32,
+    /// Whether it preempted an actor that could have gone on.
+    pub preempt: bool,
+}
+
 /// Why a strategy could not make a choice.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,6 +126,17 @@ pub trait Strategy {
 
     /// Learns how the execution ended.
     fn end_execution(&mut self, outcome: &Outcome);
+
+    /// Returns whether the strategy wants [`Strategy::on_step`] called for
+    /// every step, forced ones included (what partial-order reduction and
+    /// coverage tracking need). Asked once per exploration; off by default
+    /// because it costs a call per step.
+    fn observes_steps(&self) -> bool {
+        false
+    }
+
+    /// Sees a step just taken; called only if [`Strategy::observes_steps`].
+    fn on_step(&mut self, _step: &Step) {}
 
     /// Returns whether the whole search space has been explored.
     fn exhausted(&self) -> bool {
