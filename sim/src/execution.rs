@@ -151,37 +151,38 @@ impl Execution {
         }
     }
 
+    /// Takes the running actor `me`'s announced step at once when it is
+    /// forced: `me` can proceed and no other actor is enabled. Returns
+    /// whether it did; if not, the caller files the operation and goes
+    /// through [`Execution::decide`]. This is the hot path of
+    /// single-threaded stretches: nothing is filed, listed or asked.
+    #[inline]
+    pub(crate) fn try_forced_step(&mut self, me: ActorId, pending: Pending, ready: Option<&dyn Fn() -> bool>) -> bool {
+        if self.outcome.is_some() || self.steps >= self.config.max_steps || !ready.is_none_or(|r| r()) {
+            return false;
+        }
+        let others = self.actors.iter().enumerate().any(|(i, actor)| i != me.index() && actor.is_enabled());
+        if others {
+            return false;
+        }
+        self.record(me, pending, 0, false);
+        self.actors[me.index()].yielded = pending.op.is_yield();
+        true
+    }
+
     /// Makes the next scheduling decision: who takes the next step.
     ///
     /// Called by the running actor at its scheduling point, with what it
     /// announces, or by the scheduler loop (with `None`) after an actor
-    /// finished. When the announcing actor is the only one that can go on,
-    /// the step is forced and taken without touching its state (the hot
-    /// path of single-threaded stretches); otherwise one pass finds the
-    /// enabled actors, and the strategy is asked when there is a choice.
+    /// finished (forced steps of the running actor are taken by
+    /// [`Execution::try_forced_step`] first). One pass finds the enabled
+    /// actors, and the strategy is asked when there is a choice.
     pub(crate) fn decide(&mut self, announcing: Option<Announce>) -> Next {
         if self.outcome.is_some() {
             if let Some(a) = announcing {
                 self.wait(a);
             }
             return Next::End;
-        }
-        // Fast path: the announcing actor can proceed and no other actor is
-        // enabled, so the step is forced; the enabled list, the views and
-        // the actor's own state are left as they are.
-        if let Some(a) = announcing {
-            // SAFETY: `ready` lives on the announcing actor's frame, which is
-            // running this call.
-            let can_go = a.ready.is_none_or(|r| unsafe { (*r)() });
-            let me = a.actor.index();
-            if can_go
-                && self.steps < self.config.max_steps
-                && !self.actors.iter().enumerate().any(|(i, actor)| i != me && actor.is_enabled())
-            {
-                self.record(a.actor, a.pending, 0, false);
-                self.actors[me].yielded = a.pending.op.is_yield();
-                return Next::Run(a.actor);
-            }
         }
         self.enabled.clear();
         let mut unfinished = false;

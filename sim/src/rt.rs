@@ -128,6 +128,9 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
             run::suspend(cell, me, Suspend::Stuck);
             unreachable!("an abandoned actor is never resumed");
         }
+        if e.actors[me.index()].status == Status::Running && e.try_forced_step(me, pending, ready) {
+            return;
+        }
         // SAFETY: the closure lives on this frame, which stays put until
         // `ready` is cleared after the switch below or by `decide` (actor
         // module invariant); only the lifetime is erased.
