@@ -108,3 +108,115 @@ fn a_destructor_that_would_block_at_teardown_is_abandoned_not_hung() {
     let failure = report.failure.unwrap();
     assert_eq!(failure.leaked_actors, 1);
 }
+
+#[test]
+fn a_panicking_thread_whose_destructor_would_block_is_still_a_panic() {
+    /// Locks its mutex when dropped.
+    struct LocksOnDrop(Arc<Mutex<()>>);
+    impl Drop for LocksOnDrop {
+        fn drop(&mut self) {
+            let _g = self.0.lock();
+        }
+    }
+    let report = Builder::new()
+        .explore(|| {
+            let m = Arc::new(Mutex::new(()));
+            let held = m.lock().unwrap();
+            let m2 = m.clone();
+            let t = thread::spawn(move || {
+                let _cleanup = LocksOnDrop(m2);
+                panic!("worker failed");
+            });
+            thread::yield_now();
+            drop(held);
+            let _ = t.join();
+        })
+        .unwrap();
+    let Outcome::Panic { actor, message, .. } = &report.outcome else { panic!("{report}") };
+    assert_eq!((actor.as_str(), message.as_str()), ("t1", "worker failed"));
+}
+
+#[test]
+fn a_panic_in_a_thread_local_destructor_is_reported() {
+    struct PanicsOnDrop;
+    impl Drop for PanicsOnDrop {
+        fn drop(&mut self) {
+            panic!("thread-local destructor failed");
+        }
+    }
+    samaritan::thread_local! {
+        static LOCAL: PanicsOnDrop = const { PanicsOnDrop };
+    }
+    let report = Builder::new()
+        .explore(|| {
+            thread::spawn(|| LOCAL.with(|_| ())).join().unwrap();
+        })
+        .unwrap();
+    let Outcome::Panic { actor, message, .. } = &report.outcome else { panic!("{report}") };
+    assert_eq!((actor.as_str(), message.as_str()), ("t1", "thread-local destructor failed"));
+}
+
+#[test]
+fn a_thread_that_swallows_the_teardown_and_loops_is_abandoned() {
+    let report = Builder::new()
+        .explore(|| {
+            let flag = Arc::new(samaritan::sync::atomic::AtomicBool::new(false));
+            let flag2 = flag.clone();
+            thread::spawn(move || loop {
+                // Catches everything, the teardown signal included.
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    flag2.load(samaritan::sync::atomic::Ordering::SeqCst);
+                    thread::yield_now();
+                }));
+            });
+            thread::yield_now();
+            panic!("main failed");
+        })
+        .unwrap();
+    let Outcome::Panic { actor, message, .. } = &report.outcome else { panic!("{report}") };
+    assert_eq!((actor.as_str(), message.as_str()), ("main", "main failed"));
+    assert_eq!(report.failure.unwrap().leaked_actors, 1);
+}
+
+#[test]
+fn static_locks_are_left_unpoisoned_and_the_deadlock_is_reported() {
+    static A: Mutex<()> = Mutex::new(());
+    static B: Mutex<()> = Mutex::new(());
+    let report = Builder::new()
+        .explore(|| {
+            let t = thread::spawn(|| {
+                let _b = B.lock().unwrap();
+                let _a = A.lock().unwrap();
+            });
+            {
+                let _a = A.lock().unwrap();
+                let _b = B.lock().unwrap();
+            }
+            t.join().unwrap();
+        })
+        .unwrap();
+    assert!(matches!(report.outcome, Outcome::Deadlock(_)), "{report}");
+    assert!(!A.is_poisoned() && !B.is_poisoned());
+}
+
+#[test]
+fn a_panic_message_that_differs_between_runs_is_not_nondeterminism() {
+    let report = Builder::new()
+        .explore(|| {
+            let n = Arc::new(samaritan::sync::atomic::AtomicUsize::new(0));
+            let n2 = n.clone();
+            let t = thread::spawn(move || {
+                let v = n2.load(samaritan::sync::atomic::Ordering::SeqCst);
+                n2.store(v + 1, samaritan::sync::atomic::Ordering::SeqCst);
+            });
+            let v = n.load(samaritan::sync::atomic::Ordering::SeqCst);
+            n.store(v + 1, samaritan::sync::atomic::Ordering::SeqCst);
+            t.join().unwrap();
+            let total = n.load(samaritan::sync::atomic::Ordering::SeqCst);
+            // The address differs between the search and its replay.
+            assert_eq!(total, 2, "lost update in the counter at {:p}", Arc::as_ptr(&n));
+        })
+        .unwrap();
+    let Outcome::Panic { message, .. } = &report.outcome else { panic!("{report}") };
+    assert!(message.starts_with("assertion `left == right` failed: lost update in the counter at 0x"), "{message}");
+}
