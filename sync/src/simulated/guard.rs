@@ -3,6 +3,11 @@
 //! A guard holds its std guard in `inner: Option<_>` (always `Some` while
 //! the guard lives; taken by `Drop` or by `Condvar`), and derefs to it.
 
+use std::panic::Location;
+
+use samaritan_sim::rt;
+use samaritan_sim::{ObjectId, Op};
+
 /// Implements `Deref` (and `DerefMut` with `mut`), `Debug` and `Display`
 /// for a guard type `$guard<'_, T>` with an `inner: Option<std guard>`.
 macro_rules! guard_impls {
@@ -59,6 +64,28 @@ macro_rules! lock_impls {
             }
         }
     };
+}
+
+/// Releases a lock whose guard is dropped inside an execution: announces
+/// `op` on `object` at `location` (the lock site; drop glue does not pass on
+/// its caller), releases the real guard, undoes the poisoning a teardown's
+/// unwinding causes (it is not a panic of the program), then lets `model`
+/// update the modelled state, and tells the engine the lock is free.
+pub(crate) fn release<G>(
+    op: Op,
+    object: ObjectId,
+    location: &'static Location<'static>,
+    real: G,
+    clear_poison: impl FnOnce(),
+    model: impl FnOnce(),
+) {
+    rt::step(op, Some(object), location);
+    drop(real);
+    if rt::tearing_down() {
+        clear_poison();
+    }
+    model();
+    rt::released(object);
 }
 
 pub(crate) use guard_impls;

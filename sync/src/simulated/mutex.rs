@@ -165,17 +165,14 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         let Some(inner) = self.inner.take() else { return };
         match self.object {
-            Some(object) if rt::active() => {
-                // Announce first, then release for real, then in the model.
-                rt::step(Op::Unlock, Some(object), self.location);
-                drop(inner);
-                if rt::tearing_down() {
-                    // Unwinding at teardown is not a panic of the program.
-                    self.mutex.inner.clear_poison();
-                }
-                self.mutex.locked.store(false, Ordering::Relaxed);
-                rt::released(object);
-            }
+            Some(object) if rt::active() => super::guard::release(
+                Op::Unlock,
+                object,
+                self.location,
+                inner,
+                || self.mutex.inner.clear_poison(),
+                || self.mutex.locked.store(false, Ordering::Relaxed),
+            ),
             _ => drop(inner),
         }
     }

@@ -234,17 +234,16 @@ impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         let Some(inner) = self.inner.take() else { return };
         match self.object {
-            Some(object) if rt::active() => {
-                // Announce first, then release for real, then in the model.
-                rt::step(Op::ReadUnlock, Some(object), self.location);
-                drop(inner);
-                if rt::tearing_down() {
-                    // Unwinding at teardown is not a panic of the program.
-                    self.lock.inner.clear_poison();
-                }
-                self.lock.state.fetch_sub(1, Ordering::Relaxed);
-                rt::released(object);
-            }
+            Some(object) if rt::active() => super::guard::release(
+                Op::ReadUnlock,
+                object,
+                self.location,
+                inner,
+                || self.lock.inner.clear_poison(),
+                || {
+                    self.lock.state.fetch_sub(1, Ordering::Relaxed);
+                },
+            ),
             _ => drop(inner),
         }
     }
@@ -254,16 +253,14 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         let Some(inner) = self.inner.take() else { return };
         match self.object {
-            Some(object) if rt::active() => {
-                rt::step(Op::Unlock, Some(object), self.location);
-                drop(inner);
-                if rt::tearing_down() {
-                    // Unwinding at teardown is not a panic of the program.
-                    self.lock.inner.clear_poison();
-                }
-                self.lock.state.store(0, Ordering::Relaxed);
-                rt::released(object);
-            }
+            Some(object) if rt::active() => super::guard::release(
+                Op::Unlock,
+                object,
+                self.location,
+                inner,
+                || self.lock.inner.clear_poison(),
+                || self.lock.state.store(0, Ordering::Relaxed),
+            ),
             _ => drop(inner),
         }
     }
