@@ -173,4 +173,22 @@ mod sim {
         let replayed = Builder::new().replay(&token, body).unwrap();
         assert_eq!(replayed.outcome, report.outcome);
     }
+
+    #[test]
+    fn try_locks_give_up_on_a_lock_held_outside_the_model() {
+        static SHARED: RwLock<()> = RwLock::new(());
+        static PLAIN: samaritan::sync::Mutex<()> = samaritan::sync::Mutex::new(());
+        // Held for real, outside any exploration (passthrough).
+        let _w = SHARED.write().unwrap();
+        let _m = PLAIN.lock().unwrap();
+        let report = Builder::new()
+            .explore(|| {
+                assert!(matches!(SHARED.try_read(), Err(std::sync::TryLockError::WouldBlock)));
+                assert!(matches!(SHARED.try_write(), Err(std::sync::TryLockError::WouldBlock)));
+                assert!(matches!(PLAIN.try_lock(), Err(std::sync::TryLockError::WouldBlock)));
+            })
+            .unwrap();
+        // One thread: one execution, and no hang.
+        assert_eq!((report.outcome, report.executions), (Outcome::Pass, 1));
+    }
 }

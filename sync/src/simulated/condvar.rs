@@ -87,7 +87,7 @@ impl Condvar {
         let Some(lock) = guard.object.filter(|_| rt::active()) else {
             let mutex = guard.mutex;
             let real = guard.inner.take().expect("guard is live");
-            return rewrap(mutex, self.inner.wait(real), location);
+            return super::guard::wrap(self.inner.wait(real), |g| mutex.guard(g, None, location));
         };
         let (mutex, notified) = self.pre_wait(guard, lock, location);
         rt::step_when(Op::Wait, Some(self.object()), location, &|| notified.load(Ordering::Relaxed));
@@ -118,16 +118,9 @@ impl Condvar {
         let Some(lock) = guard.object.filter(|_| rt::active()) else {
             let mutex = guard.mutex;
             let real = guard.inner.take().expect("guard is live");
-            return match self.inner.wait_timeout(real, dur) {
-                Ok((g, r)) => {
-                    Ok((MutexGuard { mutex, inner: Some(g), object: None, location }, WaitTimeoutResult(r.timed_out())))
-                }
-                Err(p) => {
-                    let (g, r) = p.into_inner();
-                    let guard = MutexGuard { mutex, inner: Some(g), object: None, location };
-                    Err(PoisonError::new((guard, WaitTimeoutResult(r.timed_out()))))
-                }
-            };
+            return super::guard::wrap(self.inner.wait_timeout(real, dur), |(g, r)| {
+                (mutex.guard(g, None, location), WaitTimeoutResult(r.timed_out()))
+            });
         };
         let (mutex, notified) = self.pre_wait(guard, lock, location);
         // Always enabled: scheduled before a notification, it times out.
@@ -137,10 +130,7 @@ impl Condvar {
             self.queue().retain(|w| !Arc::ptr_eq(w, &notified));
             rt::advance_clock(dur.as_nanos().min(u128::from(u64::MAX)) as u64);
         }
-        match post_wait(mutex, lock, location) {
-            Ok(g) => Ok((g, WaitTimeoutResult(timed_out))),
-            Err(p) => Err(PoisonError::new((p.into_inner(), WaitTimeoutResult(timed_out)))),
-        }
+        super::guard::wrap(post_wait(mutex, lock, location), |g| (g, WaitTimeoutResult(timed_out)))
     }
 
     /// Waits on this condition variable while `condition` returns `true`,
@@ -225,18 +215,6 @@ fn post_wait<'a, T>(
 ) -> LockResult<MutexGuard<'a, T>> {
     rt::step_when(Op::Lock, Some(lock), location, &|| !mutex.is_locked());
     mutex.acquire(lock, location)
-}
-
-/// Wraps a guard returned by a real wait (outside executions).
-fn rewrap<'a, T>(
-    mutex: &'a Mutex<T>,
-    real: LockResult<std::sync::MutexGuard<'a, T>>,
-    location: &'static Location<'static>,
-) -> LockResult<MutexGuard<'a, T>> {
-    match real {
-        Ok(g) => Ok(MutexGuard { mutex, inner: Some(g), object: None, location }),
-        Err(p) => Err(PoisonError::new(MutexGuard { mutex, inner: Some(p.into_inner()), object: None, location })),
-    }
 }
 
 impl fmt::Debug for Condvar {

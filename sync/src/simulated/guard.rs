@@ -4,6 +4,7 @@
 //! the guard lives; taken by `Drop` or by `Condvar`), and derefs to it.
 
 use std::panic::Location;
+use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
 use samaritan_sim::rt;
 use samaritan_sim::{ObjectId, Op};
@@ -64,6 +65,46 @@ macro_rules! lock_impls {
             }
         }
     };
+}
+
+/// Maps a std lock result onto this backend's guard, poisoned or not.
+pub(crate) fn wrap<G, W>(real: LockResult<G>, make: impl FnOnce(G) -> W) -> LockResult<W> {
+    match real {
+        Ok(g) => Ok(make(g)),
+        Err(p) => Err(PoisonError::new(make(p.into_inner()))),
+    }
+}
+
+/// Maps a std try-lock result onto this backend's guard.
+pub(crate) fn try_wrap<G, W>(real: TryLockResult<G>, make: impl FnOnce(G) -> W) -> TryLockResult<W> {
+    match real {
+        Ok(g) => Ok(make(g)),
+        Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
+        Err(TryLockError::Poisoned(p)) => Err(TryLockError::Poisoned(PoisonError::new(make(p.into_inner())))),
+    }
+}
+
+/// Takes the real lock behind a lock the model has just granted. It is
+/// free unless something outside the model holds it (another exploration
+/// sharing a `static`, say): then a blocking acquire (`block` given) waits
+/// for real, which the watchdog reports if it never ends, and a `try_`
+/// acquire gives up with `WouldBlock`.
+pub(crate) fn take_real<G>(
+    attempt: TryLockResult<G>,
+    block: Option<impl FnOnce() -> LockResult<G>>,
+) -> TryLockResult<G> {
+    match (attempt, block) {
+        (Err(TryLockError::WouldBlock), Some(block)) => block().map_err(TryLockError::Poisoned),
+        (attempt, _) => attempt,
+    }
+}
+
+/// Turns the result of a blocking acquire back into a `LockResult`.
+pub(crate) fn blocking<G>(result: TryLockResult<G>) -> LockResult<G> {
+    result.map_err(|err| match err {
+        TryLockError::Poisoned(p) => p,
+        TryLockError::WouldBlock => unreachable!("a blocking acquire waits instead of giving up"),
+    })
 }
 
 /// Releases a lock whose guard is dropped inside an execution: announces

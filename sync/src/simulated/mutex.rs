@@ -7,10 +7,12 @@
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use samaritan_sim::rt::{self, ObjectSlot};
 use samaritan_sim::{ObjectId, Op};
+
+use super::guard;
 
 /// Same API as [`std::sync::Mutex`]; scheduled under `sim`.
 pub struct Mutex<T: ?Sized> {
@@ -63,7 +65,7 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         if !rt::active() {
-            return wrap(self, self.inner.lock(), None, Location::caller());
+            return guard::wrap(self.inner.lock(), |g| self.guard(g, None, Location::caller()));
         }
         let object = self.object();
         let location = Location::caller();
@@ -71,21 +73,41 @@ impl<T: ?Sized> Mutex<T> {
         self.acquire(object, location)
     }
 
-    /// Takes the modelled lock (which must be free) and the real one.
+    /// Takes the modelled lock (which must be free) and the real one,
+    /// blocking for the real one if it is held outside the model.
     pub(crate) fn acquire(
         &self,
         object: ObjectId,
         location: &'static Location<'static>,
     ) -> LockResult<MutexGuard<'_, T>> {
-        self.locked.store(true, Ordering::Relaxed);
-        rt::acquired(object);
-        let real = match self.inner.try_lock() {
-            Ok(guard) => Ok(guard),
-            Err(TryLockError::Poisoned(p)) => Err(p),
-            // Held outside the model: block for real; the watchdog reports it.
-            Err(TryLockError::WouldBlock) => self.inner.lock(),
-        };
-        wrap(self, real, Some(object), location)
+        guard::blocking(self.take(object, location, true))
+    }
+
+    /// Takes the real lock, then the modelled one; with `block` false it
+    /// gives up (leaving the model as it was) if the real lock is held
+    /// outside the model.
+    fn take(
+        &self,
+        object: ObjectId,
+        location: &'static Location<'static>,
+        block: bool,
+    ) -> TryLockResult<MutexGuard<'_, T>> {
+        let real = guard::take_real(self.inner.try_lock(), block.then_some(|| self.inner.lock()));
+        if !matches!(real, Err(TryLockError::WouldBlock)) {
+            self.locked.store(true, Ordering::Relaxed);
+            rt::acquired(object);
+        }
+        guard::try_wrap(real, |g| self.guard(g, Some(object), location))
+    }
+
+    /// Wraps a real guard of this mutex.
+    pub(crate) fn guard<'a>(
+        &'a self,
+        real: std::sync::MutexGuard<'a, T>,
+        object: Option<ObjectId>,
+        location: &'static Location<'static>,
+    ) -> MutexGuard<'a, T> {
+        MutexGuard { mutex: self, inner: Some(real), object, location }
     }
 
     /// Returns whether the model holds the lock (read by `Condvar`).
@@ -103,16 +125,7 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         if !rt::active() {
-            return match self.inner.try_lock() {
-                Ok(g) => Ok(MutexGuard { mutex: self, inner: Some(g), object: None, location: Location::caller() }),
-                Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
-                Err(TryLockError::Poisoned(p)) => Err(TryLockError::Poisoned(PoisonError::new(MutexGuard {
-                    mutex: self,
-                    inner: Some(p.into_inner()),
-                    object: None,
-                    location: Location::caller(),
-                }))),
-            };
+            return guard::try_wrap(self.inner.try_lock(), |g| self.guard(g, None, Location::caller()));
         }
         let object = self.object();
         let location = Location::caller();
@@ -120,17 +133,7 @@ impl<T: ?Sized> Mutex<T> {
         if self.locked.load(Ordering::Relaxed) {
             return Err(TryLockError::WouldBlock);
         }
-        match self.inner.try_lock() {
-            // Held outside the model (by another exploration sharing this
-            // mutex, say): a try_lock must not block for it.
-            Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
-            // Free for real too, so `acquire` will not block.
-            Ok(real) => {
-                drop(real);
-                self.acquire(object, location).map_err(TryLockError::Poisoned)
-            }
-            Err(TryLockError::Poisoned(_)) => self.acquire(object, location).map_err(TryLockError::Poisoned),
-        }
+        self.take(object, location, false)
     }
 
     /// Determines whether the mutex is poisoned.
@@ -149,23 +152,11 @@ impl<T: ?Sized> Mutex<T> {
     }
 }
 
-fn wrap<'a, T: ?Sized>(
-    mutex: &'a Mutex<T>,
-    real: LockResult<std::sync::MutexGuard<'a, T>>,
-    object: Option<ObjectId>,
-    location: &'static Location<'static>,
-) -> LockResult<MutexGuard<'a, T>> {
-    match real {
-        Ok(g) => Ok(MutexGuard { mutex, inner: Some(g), object, location }),
-        Err(p) => Err(PoisonError::new(MutexGuard { mutex, inner: Some(p.into_inner()), object, location })),
-    }
-}
-
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         let Some(inner) = self.inner.take() else { return };
         match self.object {
-            Some(object) if rt::active() => super::guard::release(
+            Some(object) if rt::active() => guard::release(
                 Op::Unlock,
                 object,
                 self.location,

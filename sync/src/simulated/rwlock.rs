@@ -12,10 +12,12 @@
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
+use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use samaritan_sim::rt::{self, ObjectSlot};
 use samaritan_sim::{ObjectId, Op};
+
+use super::guard;
 
 /// The `state` value while a writer holds the lock.
 const WRITER: usize = usize::MAX;
@@ -84,28 +86,19 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         if !rt::active() {
-            return wrap_read(self, self.inner.read(), None, Location::caller());
+            return guard::wrap(self.inner.read(), |g| self.read_guard(g, None, Location::caller()));
         }
         let object = self.object();
         let location = Location::caller();
         rt::step_when(Op::ReadLock, Some(object), location, &|| self.state.load(Ordering::Relaxed) != WRITER);
-        self.acquire_read(object, location)
+        guard::blocking(self.take_read(object, location, true))
     }
 
     /// Attempts to acquire this `RwLock` with shared read access.
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
         if !rt::active() {
-            return match self.inner.try_read() {
-                Ok(g) => Ok(RwLockReadGuard { lock: self, inner: Some(g), object: None, location: Location::caller() }),
-                Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
-                Err(TryLockError::Poisoned(p)) => Err(TryLockError::Poisoned(PoisonError::new(RwLockReadGuard {
-                    lock: self,
-                    inner: Some(p.into_inner()),
-                    object: None,
-                    location: Location::caller(),
-                }))),
-            };
+            return guard::try_wrap(self.inner.try_read(), |g| self.read_guard(g, None, Location::caller()));
         }
         let object = self.object();
         let location = Location::caller();
@@ -113,7 +106,7 @@ impl<T: ?Sized> RwLock<T> {
         if self.state.load(Ordering::Relaxed) == WRITER {
             return Err(TryLockError::WouldBlock);
         }
-        self.acquire_read(object, location).map_err(TryLockError::Poisoned)
+        self.take_read(object, location, false)
     }
 
     /// Locks this `RwLock` with exclusive write access, blocking the current
@@ -121,30 +114,19 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         if !rt::active() {
-            return wrap_write(self, self.inner.write(), None, Location::caller());
+            return guard::wrap(self.inner.write(), |g| self.write_guard(g, None, Location::caller()));
         }
         let object = self.object();
         let location = Location::caller();
         rt::step_when(Op::Lock, Some(object), location, &|| self.state.load(Ordering::Relaxed) == 0);
-        self.acquire_write(object, location)
+        guard::blocking(self.take_write(object, location, true))
     }
 
     /// Attempts to lock this `RwLock` with exclusive write access.
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         if !rt::active() {
-            return match self.inner.try_write() {
-                Ok(g) => {
-                    Ok(RwLockWriteGuard { lock: self, inner: Some(g), object: None, location: Location::caller() })
-                }
-                Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
-                Err(TryLockError::Poisoned(p)) => Err(TryLockError::Poisoned(PoisonError::new(RwLockWriteGuard {
-                    lock: self,
-                    inner: Some(p.into_inner()),
-                    object: None,
-                    location: Location::caller(),
-                }))),
-            };
+            return guard::try_wrap(self.inner.try_write(), |g| self.write_guard(g, None, Location::caller()));
         }
         let object = self.object();
         let location = Location::caller();
@@ -152,42 +134,58 @@ impl<T: ?Sized> RwLock<T> {
         if self.state.load(Ordering::Relaxed) != 0 {
             return Err(TryLockError::WouldBlock);
         }
-        self.acquire_write(object, location).map_err(TryLockError::Poisoned)
+        self.take_write(object, location, false)
     }
 
-    /// Adds a reader to the model (no writer may hold it) and takes the real
-    /// read lock.
-    fn acquire_read(
+    /// Takes the real read lock, then adds a reader to the model (no writer
+    /// may hold it); with `block` false it gives up (leaving the model as it
+    /// was) if the real lock is held outside the model.
+    fn take_read(
         &self,
         object: ObjectId,
         location: &'static Location<'static>,
-    ) -> LockResult<RwLockReadGuard<'_, T>> {
-        self.state.fetch_add(1, Ordering::Relaxed);
-        rt::acquired(object);
-        let real = match self.inner.try_read() {
-            Ok(guard) => Ok(guard),
-            Err(TryLockError::Poisoned(p)) => Err(p),
-            // Held outside the model: block for real; the watchdog reports it.
-            Err(TryLockError::WouldBlock) => self.inner.read(),
-        };
-        wrap_read(self, real, Some(object), location)
+        block: bool,
+    ) -> TryLockResult<RwLockReadGuard<'_, T>> {
+        let real = guard::take_real(self.inner.try_read(), block.then_some(|| self.inner.read()));
+        if !matches!(real, Err(TryLockError::WouldBlock)) {
+            self.state.fetch_add(1, Ordering::Relaxed);
+            rt::acquired(object);
+        }
+        guard::try_wrap(real, |g| self.read_guard(g, Some(object), location))
     }
 
-    /// Marks the model write-locked (it must be free) and takes the real
-    /// write lock.
-    fn acquire_write(
+    /// Takes the real write lock, then marks the model write-locked (it must
+    /// be free); gives up like [`RwLock::take_read`].
+    fn take_write(
         &self,
         object: ObjectId,
         location: &'static Location<'static>,
-    ) -> LockResult<RwLockWriteGuard<'_, T>> {
-        self.state.store(WRITER, Ordering::Relaxed);
-        rt::acquired(object);
-        let real = match self.inner.try_write() {
-            Ok(guard) => Ok(guard),
-            Err(TryLockError::Poisoned(p)) => Err(p),
-            Err(TryLockError::WouldBlock) => self.inner.write(),
-        };
-        wrap_write(self, real, Some(object), location)
+        block: bool,
+    ) -> TryLockResult<RwLockWriteGuard<'_, T>> {
+        let real = guard::take_real(self.inner.try_write(), block.then_some(|| self.inner.write()));
+        if !matches!(real, Err(TryLockError::WouldBlock)) {
+            self.state.store(WRITER, Ordering::Relaxed);
+            rt::acquired(object);
+        }
+        guard::try_wrap(real, |g| self.write_guard(g, Some(object), location))
+    }
+
+    fn read_guard<'a>(
+        &'a self,
+        real: std::sync::RwLockReadGuard<'a, T>,
+        object: Option<ObjectId>,
+        location: &'static Location<'static>,
+    ) -> RwLockReadGuard<'a, T> {
+        RwLockReadGuard { lock: self, inner: Some(real), object, location }
+    }
+
+    fn write_guard<'a>(
+        &'a self,
+        real: std::sync::RwLockWriteGuard<'a, T>,
+        object: Option<ObjectId>,
+        location: &'static Location<'static>,
+    ) -> RwLockWriteGuard<'a, T> {
+        RwLockWriteGuard { lock: self, inner: Some(real), object, location }
     }
 
     /// Determines whether the lock is poisoned.
@@ -206,35 +204,11 @@ impl<T: ?Sized> RwLock<T> {
     }
 }
 
-fn wrap_read<'a, T: ?Sized>(
-    lock: &'a RwLock<T>,
-    real: LockResult<std::sync::RwLockReadGuard<'a, T>>,
-    object: Option<ObjectId>,
-    location: &'static Location<'static>,
-) -> LockResult<RwLockReadGuard<'a, T>> {
-    match real {
-        Ok(g) => Ok(RwLockReadGuard { lock, inner: Some(g), object, location }),
-        Err(p) => Err(PoisonError::new(RwLockReadGuard { lock, inner: Some(p.into_inner()), object, location })),
-    }
-}
-
-fn wrap_write<'a, T: ?Sized>(
-    lock: &'a RwLock<T>,
-    real: LockResult<std::sync::RwLockWriteGuard<'a, T>>,
-    object: Option<ObjectId>,
-    location: &'static Location<'static>,
-) -> LockResult<RwLockWriteGuard<'a, T>> {
-    match real {
-        Ok(g) => Ok(RwLockWriteGuard { lock, inner: Some(g), object, location }),
-        Err(p) => Err(PoisonError::new(RwLockWriteGuard { lock, inner: Some(p.into_inner()), object, location })),
-    }
-}
-
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         let Some(inner) = self.inner.take() else { return };
         match self.object {
-            Some(object) if rt::active() => super::guard::release(
+            Some(object) if rt::active() => guard::release(
                 Op::ReadUnlock,
                 object,
                 self.location,
@@ -253,7 +227,7 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         let Some(inner) = self.inner.take() else { return };
         match self.object {
-            Some(object) if rt::active() => super::guard::release(
+            Some(object) if rt::active() => guard::release(
                 Op::Unlock,
                 object,
                 self.location,
