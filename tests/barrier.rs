@@ -43,24 +43,13 @@ fn a_barrier_for_one_thread_never_blocks() {
 }
 
 #[cfg(feature = "sim")]
+mod common;
+
+#[cfg(feature = "sim")]
 mod sim {
+    use super::common::{check_exhausts, dfs};
     use super::*;
-    use samaritan::{Builder, Deadlock, Outcome, Report};
-
-    fn dfs<F: Fn() + Send + Sync + 'static>(f: F) -> Report {
-        Builder::new().explore(f).expect("valid settings")
-    }
-
-    /// Asserts that DFS passes `f` in exactly `executions` executions.
-    #[track_caller]
-    fn check_exhausts<F: Fn() + Send + Sync + 'static>(f: F, executions: u64) {
-        let report = dfs(f);
-        assert_eq!(
-            (&report.outcome, report.executions, report.exhausted),
-            (&Outcome::Pass, executions, true),
-            "{report}"
-        );
-    }
+    use samaritan::{Builder, Deadlock, Outcome};
 
     #[test]
     fn two_threads_meet_once_in_four_executions() {

@@ -74,26 +74,15 @@ fn wait_timeout_and_wait_timeout_while_time_out_without_a_notification() {
 }
 
 #[cfg(feature = "sim")]
+mod common;
+
+#[cfg(feature = "sim")]
 mod sim {
+    use super::common::{check_exhausts, dfs};
     use super::*;
     use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 
-    use samaritan::{BlockedActor, Builder, Deadlock, Outcome, Report};
-
-    fn dfs<F: Fn() + Send + Sync + 'static>(f: F) -> Report {
-        Builder::new().explore(f).expect("valid settings")
-    }
-
-    /// Asserts that DFS passes `f` in exactly `executions` executions.
-    #[track_caller]
-    fn check_exhausts<F: Fn() + Send + Sync + 'static>(f: F, executions: u64) {
-        let report = dfs(f);
-        assert_eq!(
-            (&report.outcome, report.executions, report.exhausted),
-            (&Outcome::Pass, executions, true),
-            "{report}"
-        );
-    }
+    use samaritan::{BlockedActor, Builder, Deadlock, Outcome};
 
     #[test]
     fn a_flag_handoff_passes_in_four_executions() {

@@ -6,22 +6,10 @@ use std::time::Duration;
 
 use samaritan::sync::atomic::{AtomicUsize, Ordering};
 use samaritan::sync::{Arc, Mutex};
-use samaritan::{thread, Builder, Outcome, Report, SearchStrategy};
+use samaritan::{thread, Builder, Outcome, SearchStrategy};
 
-/// Explores `f` with DFS and the default settings.
-fn dfs<F: Fn() + Send + Sync + 'static>(f: F) -> Report {
-    Builder::new().strategy(SearchStrategy::Dfs).explore(f).expect("valid settings")
-}
-
-/// Asserts that DFS passes `f` after exactly `executions` executions and
-/// exhausts the space.
-#[track_caller]
-fn check_exhausts<F: Fn() + Send + Sync + 'static>(f: F, executions: u64) {
-    let report = dfs(f);
-    assert_eq!(report.outcome, Outcome::Pass, "{report}");
-    assert!(report.exhausted, "{report}");
-    assert_eq!(report.executions, executions, "{report}");
-}
+mod common;
+use common::{check_exhausts, dfs};
 
 /// Two threads each run `body`; the main thread joins both.
 fn two_threads(body: fn(&AtomicUsize)) -> impl Fn() + Send + Sync + 'static {

@@ -159,6 +159,9 @@ fn handles_kept_past_check_keep_working() {
 // ---- Simulation: exact exploration counts and verdicts. ----
 
 #[cfg(feature = "sim")]
+mod common;
+
+#[cfg(feature = "sim")]
 mod sim {
     use std::collections::BTreeMap;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -169,20 +172,14 @@ mod sim {
         channel, sync_channel, RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError,
     };
     use samaritan::thread;
-    use samaritan::{BlockedActor, Builder, Outcome, Report, SearchStrategy};
+    use samaritan::{BlockedActor, Builder, Outcome};
 
-    /// Explores `f` with DFS to the end or the first failure.
-    fn explore(f: impl Fn() + Send + Sync + 'static) -> Report {
-        Builder::new().strategy(SearchStrategy::Dfs).explore(f).expect("valid settings")
-    }
+    use super::common::{check_exhausts, dfs as explore};
 
     /// Asserts that DFS passes `f` in exactly `executions` executions.
     #[track_caller]
     fn check_passes(executions: u64, f: impl Fn() + Send + Sync + 'static) {
-        let report = explore(f);
-        assert_eq!(report.outcome, Outcome::Pass, "{report}");
-        assert!(report.exhausted);
-        assert_eq!(report.executions, executions);
+        check_exhausts(f, executions);
     }
 
     /// Asserts that DFS finds a deadlock in which exactly `blocked` (actor,

@@ -100,9 +100,13 @@ fn a_panicking_lazy_lock_is_poisoned() {
 }
 
 #[cfg(feature = "sim")]
+mod common;
+
+#[cfg(feature = "sim")]
 mod sim {
+    use super::common::{check_exhausts, dfs};
     use super::*;
-    use samaritan::{BlockedActor, Builder, Deadlock, Outcome, Report};
+    use samaritan::{BlockedActor, Builder, Deadlock, Outcome};
 
     // Used by one test only: forcing it elsewhere in this binary would make
     // it start complete in that test's exploration.
@@ -112,21 +116,6 @@ mod sim {
     /// Both threads read a `static` `LazyLock`.
     fn lazy_static_is_shared() {
         two_threads((), |(), _| assert_eq!(*LAZY, 40), |()| {});
-    }
-
-    fn dfs<F: Fn() + Send + Sync + 'static>(f: F) -> Report {
-        Builder::new().explore(f).expect("valid settings")
-    }
-
-    /// Asserts that DFS passes `f` in exactly `executions` executions.
-    #[track_caller]
-    fn check_exhausts<F: Fn() + Send + Sync + 'static>(f: F, executions: u64) {
-        let report = dfs(f);
-        assert_eq!(
-            (&report.outcome, report.executions, report.exhausted),
-            (&Outcome::Pass, executions, true),
-            "{report}"
-        );
     }
 
     // Each initialization below is: main S1 S2 J1 J2; the thread that wins

@@ -95,24 +95,13 @@ fn readers_and_writers_with_real_threads() {
 }
 
 #[cfg(feature = "sim")]
+mod common;
+
+#[cfg(feature = "sim")]
 mod sim {
+    use super::common::{check_exhausts, dfs};
     use super::*;
-    use samaritan::{BlockedActor, Builder, Deadlock, Outcome, Report};
-
-    fn dfs<F: Fn() + Send + Sync + 'static>(f: F) -> Report {
-        Builder::new().explore(f).expect("valid settings")
-    }
-
-    /// Asserts that DFS passes `f` in exactly `executions` executions.
-    #[track_caller]
-    fn check_exhausts<F: Fn() + Send + Sync + 'static>(f: F, executions: u64) {
-        let report = dfs(f);
-        assert_eq!(
-            (&report.outcome, report.executions, report.exhausted),
-            (&Outcome::Pass, executions, true),
-            "{report}"
-        );
-    }
+    use samaritan::{BlockedActor, Builder, Deadlock, Outcome};
 
     #[test]
     fn two_readers_share_the_lock_in_nineteen_executions() {

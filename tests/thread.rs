@@ -197,28 +197,17 @@ fn local_key_cell_and_refcell_methods() {
 }
 
 #[cfg(feature = "sim")]
+mod common;
+
+#[cfg(feature = "sim")]
 mod sim {
+    use super::common::{check_exhausts, dfs};
     use super::*;
     use samaritan::thread_local;
 
     use samaritan::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use samaritan::sync::Arc;
-    use samaritan::{Builder, Deadlock, Outcome, Report, SearchStrategy};
-
-    /// Explores `f` with DFS and the default settings.
-    fn dfs<F: Fn() + Send + Sync + 'static>(f: F) -> Report {
-        Builder::new().strategy(SearchStrategy::Dfs).explore(f).expect("valid settings")
-    }
-
-    /// Asserts that DFS passes `f` after exactly `executions` executions and
-    /// exhausts the space.
-    #[track_caller]
-    fn check_exhausts<F: Fn() + Send + Sync + 'static>(f: F, executions: u64) {
-        let report = dfs(f);
-        assert_eq!(report.outcome, Outcome::Pass, "{report}");
-        assert!(report.exhausted, "{report}");
-        assert_eq!(report.executions, executions, "{report}");
-    }
+    use samaritan::{Builder, Deadlock, Outcome};
 
     /// Asserts that DFS finds a deadlock in `f` within `executions`
     /// executions, that its token replays to the same deadlock, and returns
