@@ -15,54 +15,25 @@
 
 use std::hint::black_box;
 
-use samaritan::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use samaritan::sync::Arc;
 use samaritan::{thread, Builder, SearchStrategy};
+
+/// The bench's own models, so that the profile is of what it measures.
+#[allow(dead_code)]
+mod models {
+    use samaritan::{sync, thread};
+    include!("../benches/compare/models.rs");
+}
+
+use models::fetch_add;
 
 const LOADS: usize = 100_000;
 
 fn loads() {
-    let a = AtomicUsize::new(0);
-    let mut sum = 0;
-    for _ in 0..LOADS {
-        sum += a.load(SeqCst);
-    }
-    black_box(sum);
+    models::loads(LOADS);
 }
 
 fn two_thread_loads() {
-    let a = Arc::new(AtomicUsize::new(0));
-    let handles: Vec<_> = (0..2)
-        .map(|_| {
-            let a = a.clone();
-            thread::spawn(move || {
-                let mut sum = 0;
-                for _ in 0..LOADS {
-                    sum += a.load(SeqCst);
-                }
-                black_box(sum);
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-}
-
-fn fetch_add() {
-    let n = Arc::new(AtomicUsize::new(0));
-    let handles: Vec<_> = (0..2)
-        .map(|_| {
-            let n = n.clone();
-            thread::spawn(move || {
-                n.fetch_add(1, SeqCst);
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-    assert_eq!(n.load(SeqCst), 2);
+    models::two_thread_loads(LOADS);
 }
 
 fn main() {
