@@ -205,20 +205,9 @@ pub fn current() -> ActorId {
     with_exec(|cell| cell.borrow().current).flatten().expect("rt::current outside an actor")
 }
 
-/// Returns the display name of `actor` (`main`, `t1`, or its given name).
-pub fn actor_name(actor: ActorId) -> String {
-    with_exec(|cell| cell.borrow().actor_name(actor)).unwrap_or_default()
-}
-
 /// Returns the name given to `actor` at spawn, if any.
 pub fn given_name(actor: ActorId) -> Option<String> {
     with_exec(|cell| cell.borrow().actors.get(actor.index()).and_then(|a| a.name.clone())).flatten()
-}
-
-/// Returns whether `actor` has finished.
-pub fn is_finished(actor: ActorId) -> bool {
-    with_exec(|cell| cell.borrow().actors.get(actor.index()).is_some_and(|a| a.status == Status::Finished))
-        .unwrap_or(true)
 }
 
 /// Records that the running actor now holds `object` (for reports).
