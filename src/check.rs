@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use samaritan_sim::{Config, Report, Schedule, Strategy, TokenError};
-use samaritan_strategies::{Dfs, Random, RoundRobin};
+use samaritan_strategies::{Dfs, Icb, Pct, Random, RoundRobin};
 
 use crate::env;
 
@@ -13,10 +13,17 @@ use crate::env;
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SearchStrategy {
-    /// Every schedule, depth first (exhausts small models).
+    /// Iterative context bounding (the default): every schedule with 0
+    /// preemptions, then 1, up to [`Builder::preemption_bound`]. A bug is
+    /// found with the fewest preemptions that expose it.
+    Icb,
+    /// Every schedule, depth first, with no bound on preemptions.
     Dfs,
     /// Uniformly random schedules from a seed.
     Random,
+    /// Probabilistic concurrency testing: random priorities with
+    /// [`Builder::pct_depth`]` - 1` priority change points, from a seed.
+    Pct,
     /// Switch at every scheduling point (one execution).
     RoundRobin,
 }
@@ -67,16 +74,27 @@ impl From<TokenError> for Error {
 #[non_exhaustive]
 #[derive(Clone, Debug)]
 pub struct Builder {
-    /// The search. Defaults to `SAMARITAN_STRATEGY`, else DFS.
+    /// The search. Defaults to `SAMARITAN_STRATEGY`, else iterative context
+    /// bounding.
     pub strategy: SearchStrategy,
+    /// Most preemptions per execution for [`SearchStrategy::Icb`]. Defaults
+    /// to `SAMARITAN_PREEMPTIONS`, else 2.
+    pub preemption_bound: u32,
+    /// Whether the fair demonic scheduler is on: spin loops that yield
+    /// terminate, and divergence is reported as a livelock or a
+    /// good-samaritan violation. Defaults to `SAMARITAN_FAIRNESS`, else on.
+    pub fairness: bool,
+    /// Bug depth `d` for [`SearchStrategy::Pct`]. Defaults to
+    /// `SAMARITAN_PCT_DEPTH`, else 3.
+    pub pct_depth: u32,
     /// Steps per execution. Defaults to `SAMARITAN_MAX_STEPS`, else 100000.
     pub max_steps: u64,
     /// Executions per exploration. Defaults to `SAMARITAN_MAX_EXECUTIONS`,
-    /// else unbounded (1000 for random search).
+    /// else unbounded (1000 for random search and PCT).
     pub max_executions: Option<u64>,
     /// Time per exploration. Defaults to `SAMARITAN_MAX_TIME` (seconds).
     pub max_time: Option<Duration>,
-    /// Seed for random search. Defaults to `SAMARITAN_SEED`, else 0.
+    /// Seed for random search and PCT. Defaults to `SAMARITAN_SEED`, else 0.
     pub seed: u64,
     /// Coroutine stack size. Defaults to `SAMARITAN_STACK_SIZE`, else 2 MiB (as std threads). A simulated thread that overflows it crashes the process (no guard-page handler yet).
     pub stack_size: usize,
@@ -113,6 +131,18 @@ fn parse<T: std::str::FromStr>(
     }
 }
 
+/// Reads an on/off variable: `1`/`true` or `0`/`false`, on when unset.
+fn flag(get: &dyn Fn(&str) -> Option<String>, var: &'static str, errors: &mut Option<Error>) -> bool {
+    match get(var).as_deref().map(str::trim) {
+        None | Some("1") | Some("true") => true,
+        Some("0") | Some("false") => false,
+        Some(other) => {
+            errors.get_or_insert(Error::InvalidEnv { var, value: other.to_string(), expected: "1 or 0" });
+            true
+        }
+    }
+}
+
 impl Builder {
     /// Creates a builder with every setting at its environment default.
     pub fn new() -> Builder {
@@ -124,32 +154,38 @@ impl Builder {
     fn with_env(get: &dyn Fn(&str) -> Option<String>) -> Builder {
         let mut err = None;
         let strategy = match get(env::STRATEGY).as_deref().map(str::trim) {
-            None | Some("dfs") => SearchStrategy::Dfs,
+            None | Some("icb") => SearchStrategy::Icb,
+            Some("dfs") => SearchStrategy::Dfs,
             Some("random") => SearchStrategy::Random,
+            Some("pct") => SearchStrategy::Pct,
             Some("round-robin") => SearchStrategy::RoundRobin,
             Some(other) => {
                 err = Some(Error::InvalidEnv {
                     var: env::STRATEGY,
                     value: other.to_string(),
-                    expected: "one of dfs, random, round-robin",
+                    expected: "one of icb, dfs, random, pct, round-robin",
                 });
-                SearchStrategy::Dfs
+                SearchStrategy::Icb
             }
         };
-        let spurious = match get(env::SPURIOUS_FAILURES).as_deref().map(str::trim) {
-            None | Some("1") | Some("true") => true,
-            Some("0") | Some("false") => false,
-            Some(other) => {
+        let spurious = flag(get, env::SPURIOUS_FAILURES, &mut err);
+        let fairness = flag(get, env::FAIRNESS, &mut err);
+        let pct_depth = match parse::<u32>(get, env::PCT_DEPTH, "a depth of at least 1", &mut err) {
+            Some(0) => {
                 err.get_or_insert(Error::InvalidEnv {
-                    var: env::SPURIOUS_FAILURES,
-                    value: other.to_string(),
-                    expected: "1 or 0",
+                    var: env::PCT_DEPTH,
+                    value: "0".to_string(),
+                    expected: "a depth of at least 1",
                 });
-                true
+                3
             }
+            depth => depth.unwrap_or(3),
         };
         Builder {
             strategy,
+            preemption_bound: parse(get, env::PREEMPTIONS, "a number of preemptions", &mut err).unwrap_or(2),
+            fairness,
+            pct_depth,
             max_steps: parse(get, env::MAX_STEPS, "a number of steps", &mut err).unwrap_or(100_000),
             max_executions: parse(get, env::MAX_EXECUTIONS, "a number of executions", &mut err),
             max_time: parse::<f64>(get, env::MAX_TIME, "a number of seconds", &mut err)
@@ -169,6 +205,25 @@ impl Builder {
     /// Sets the search strategy.
     pub fn strategy(mut self, strategy: SearchStrategy) -> Builder {
         self.strategy = strategy;
+        self
+    }
+
+    /// Sets the preemption bound of iterative context bounding.
+    pub fn preemption_bound(mut self, preemptions: u32) -> Builder {
+        self.preemption_bound = preemptions;
+        self
+    }
+
+    /// Turns the fair demonic scheduler on or off. Off, a spin loop that
+    /// waits for another thread runs into the step bound.
+    pub fn fairness(mut self, on: bool) -> Builder {
+        self.fairness = on;
+        self
+    }
+
+    /// Sets the bug depth PCT looks for (at least 1).
+    pub fn pct_depth(mut self, depth: u32) -> Builder {
+        self.pct_depth = depth.max(1);
         self
     }
 
@@ -219,9 +274,10 @@ impl Builder {
         let mut config = Config::default();
         config.max_steps = self.max_steps;
         config.max_executions = self.max_executions.or(match self.strategy {
-            SearchStrategy::Random => Some(1000),
+            SearchStrategy::Random | SearchStrategy::Pct => Some(1000),
             _ => None,
         });
+        config.fairness = self.fairness;
         config.max_time = self.max_time;
         config.watchdog = self.watchdog;
         config.stack_size = self.stack_size;
@@ -232,8 +288,10 @@ impl Builder {
 
     fn make_strategy(&self) -> Box<dyn Strategy + Send> {
         match self.strategy {
+            SearchStrategy::Icb => Box::new(Icb::new(self.preemption_bound)),
             SearchStrategy::Dfs => Box::new(Dfs::new()),
             SearchStrategy::Random => Box::new(Random::new(self.seed)),
+            SearchStrategy::Pct => Box::new(Pct::new(self.seed, self.pct_depth)),
             SearchStrategy::RoundRobin => Box::new(RoundRobin::new()),
         }
     }
@@ -325,20 +383,25 @@ mod tests {
             ("SAMARITAN_STACK_SIZE", "65536"),
             ("SAMARITAN_WATCHDOG_MS", "250"),
             ("SAMARITAN_SPURIOUS_FAILURES", "0"),
-            ("SAMARITAN_REPLAY", "s1_abc"),
+            ("SAMARITAN_REPLAY", "s2_abc"),
+            ("SAMARITAN_PREEMPTIONS", "3"),
+            ("SAMARITAN_FAIRNESS", "0"),
+            ("SAMARITAN_PCT_DEPTH", "4"),
         ]);
         assert_eq!(b.strategy, SearchStrategy::Random);
+        assert_eq!((b.preemption_bound, b.fairness, b.pct_depth), (3, false, 4));
         assert_eq!((b.max_steps, b.max_executions, b.seed, b.stack_size), (500, Some(7), 42, 65536));
         assert_eq!((b.max_time, b.watchdog), (Some(Duration::from_millis(1500)), Duration::from_millis(250)));
         assert!(!b.spurious_failures);
-        assert_eq!(b.replay.as_deref(), Some("s1_abc"));
+        assert_eq!(b.replay.as_deref(), Some("s2_abc"));
         assert_eq!(b.env_error, None);
     }
 
     #[test]
     fn an_empty_environment_gives_the_documented_defaults() {
         let b = from(&[]);
-        assert_eq!(b.strategy, SearchStrategy::Dfs);
+        assert_eq!(b.strategy, SearchStrategy::Icb);
+        assert_eq!((b.preemption_bound, b.fairness, b.pct_depth), (2, true, 3));
         assert_eq!((b.max_steps, b.max_executions, b.seed, b.stack_size), (100_000, None, 0, 2 << 20));
         assert_eq!((b.max_time, b.watchdog), (None, Duration::from_secs(10)));
         assert!(b.spurious_failures);
@@ -353,7 +416,17 @@ mod tests {
         let b = from(&[("SAMARITAN_STRATEGY", "bfs")]);
         assert_eq!(
             b.explore(|| {}).unwrap_err().to_string(),
-            "SAMARITAN_STRATEGY=\"bfs\" is invalid: expected one of dfs, random, round-robin"
+            "SAMARITAN_STRATEGY=\"bfs\" is invalid: expected one of icb, dfs, random, pct, round-robin"
+        );
+        let b = from(&[("SAMARITAN_PCT_DEPTH", "0")]);
+        assert_eq!(
+            b.explore(|| {}).unwrap_err().to_string(),
+            "SAMARITAN_PCT_DEPTH=\"0\" is invalid: expected a depth of at least 1"
+        );
+        let b = from(&[("SAMARITAN_FAIRNESS", "maybe")]);
+        assert_eq!(
+            b.explore(|| {}).unwrap_err().to_string(),
+            "SAMARITAN_FAIRNESS=\"maybe\" is invalid: expected 1 or 0"
         );
     }
 
@@ -362,7 +435,7 @@ mod tests {
         let b = from(&[("SAMARITAN_REPLAY", "s9_zzz")]);
         assert_eq!(
             b.explore(|| {}).unwrap_err().to_string(),
-            "replay token format version 9 is not supported: this samaritan reads version 1"
+            "replay token format version 9 is not supported: this samaritan reads version 2"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! The `SAMARITAN_*` environment variables that set the builder's defaults.
 
-/// Strategy: `dfs` (default), `random` or `round-robin`.
+/// Strategy: `icb` (default: iterative context bounding), `dfs`, `random`,
+/// `pct` or `round-robin`.
 pub const STRATEGY: &str = "SAMARITAN_STRATEGY";
 /// Steps allowed per execution (default 100000).
 pub const MAX_STEPS: &str = "SAMARITAN_MAX_STEPS";
@@ -9,7 +10,7 @@ pub const MAX_STEPS: &str = "SAMARITAN_MAX_STEPS";
 pub const MAX_EXECUTIONS: &str = "SAMARITAN_MAX_EXECUTIONS";
 /// Seconds allowed per exploration (default: unbounded).
 pub const MAX_TIME: &str = "SAMARITAN_MAX_TIME";
-/// Seed of the `random` strategy (default 0).
+/// Seed of the `random` and `pct` strategies (default 0).
 pub const SEED: &str = "SAMARITAN_SEED";
 /// Coroutine stack size in bytes (default 2097152, as std threads).
 pub const STACK_SIZE: &str = "SAMARITAN_STACK_SIZE";
@@ -20,3 +21,9 @@ pub const WATCHDOG_MS: &str = "SAMARITAN_WATCHDOG_MS";
 pub const SPURIOUS_FAILURES: &str = "SAMARITAN_SPURIOUS_FAILURES";
 /// A replay token: `check` replays it instead of exploring.
 pub const REPLAY: &str = "SAMARITAN_REPLAY";
+/// Most preemptions per execution for `icb` (default 2).
+pub const PREEMPTIONS: &str = "SAMARITAN_PREEMPTIONS";
+/// Whether the fair demonic scheduler is on: `1` (default) or `0`.
+pub const FAIRNESS: &str = "SAMARITAN_FAIRNESS";
+/// Bug depth for `pct` (default 3).
+pub const PCT_DEPTH: &str = "SAMARITAN_PCT_DEPTH";

@@ -32,20 +32,36 @@
 //!
 //! Every failure names its verdict — a panic (thread, message, location),
 //! a deadlock (each blocked thread, the object it waits on, who holds it,
-//! and the wait-for cycle), a step bound exceeded, uncontrolled blocking (a
-//! thread blocked on something samaritan does not model, caught by a
-//! watchdog), or nondeterminism — then prints the trace, one line per step
+//! and the wait-for cycle), a livelock (the repeating cycle of steps, once,
+//! with its repeat count), a good-samaritan violation (a thread that spins
+//! without yielding, and where it loops), a step bound exceeded,
+//! uncontrolled blocking (a thread blocked on something samaritan does not
+//! model, caught by a watchdog), or nondeterminism — then prints the
+//! trace, one line per step
 //! (index, thread, operation, object, source location; preemptions and
 //! yields marked), the replay token, and the command that replays it:
 //! `SAMARITAN_REPLAY=<token> cargo test <name> -- --exact`.
 //!
 //! # Configuring
 //!
-//! `Builder` (under `sim`) sets the strategy (exhaustive DFS by default,
-//! seeded random, round robin), the step bound, the execution and time
-//! budgets, the seed, the coroutine stack size, the watchdog and whether
-//! weak compare-exchange may fail spuriously. Each setting defaults from a
-//! `SAMARITAN_*` environment variable listed in the `env` module.
+//! `Builder` (under `sim`) sets the strategy (iterative context bounding
+//! with at most 2 preemptions by default; unbounded DFS, seeded random,
+//! PCT, round robin), whether the fair scheduler is on (it is by default),
+//! the step bound, the execution and time budgets, the seed, the coroutine
+//! stack size, the watchdog and whether weak compare-exchange may fail
+//! spuriously. Each setting defaults from a `SAMARITAN_*` environment
+//! variable listed in the `env` module.
+//!
+//! # Spin loops and liveness
+//!
+//! The fair demonic scheduler (Musuvathi & Qadeer, PLDI 2008) lowers the
+//! priority of a thread that yields while another it keeps waiting could
+//! run. A spin loop that yields (`yield_now`, `sleep`, `spin_loop`, a wait
+//! with a timeout) therefore ends in every explored execution, and a
+//! program whose threads can go round a cycle forever is reported as a
+//! livelock, or as a good-samaritan violation when a thread spins without
+//! yielding. The step bound (100000 by default) is what turns that
+//! divergence into a report: keep it far above a normal execution.
 //!
 //! # What is modelled
 //!
@@ -59,6 +75,7 @@
 
 #[cfg(feature = "sim")]
 mod check;
+pub mod coverage;
 #[cfg(feature = "sim")]
 pub mod env;
 #[cfg(not(feature = "sim"))]
@@ -70,7 +87,9 @@ pub use check::{check, replay, Builder, Error, SearchStrategy};
 pub use production::check;
 
 #[cfg(feature = "sim")]
-pub use samaritan_sim::{BlockedActor, Deadlock, Failure, Op, Outcome, Report, Schedule, TokenError, Trace, TraceLine};
+pub use samaritan_sim::{
+    BlockedActor, CycleStep, Deadlock, Failure, Op, Outcome, Report, Schedule, TokenError, Trace, TraceLine,
+};
 
 pub use samaritan_runtime::{hint, thread, thread_local};
 pub use samaritan_sync as sync;

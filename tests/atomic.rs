@@ -55,11 +55,12 @@ fn a_weak_compare_exchange_loop_succeeds() {
 mod sim {
     use samaritan::sync::atomic::{AtomicUsize, Ordering};
     use samaritan::sync::Arc;
-    use samaritan::{thread, Builder, Outcome};
+    use samaritan::{thread, Builder, Outcome, SearchStrategy};
 
     #[test]
     fn a_compare_exchange_increment_never_loses_an_update() {
         let report = Builder::new()
+            .strategy(SearchStrategy::Dfs)
             .spurious_failures(false)
             .explore(|| {
                 let n = Arc::new(AtomicUsize::new(0));

@@ -43,14 +43,14 @@ fn check_and_replay_reproduce_a_failure_from_its_token() {
     std::env::set_var("SAMARITAN_REPLAY", &token);
     let checked = panic_message(|| samaritan::check(lost_update));
     std::env::remove_var("SAMARITAN_REPLAY");
-    assert!(checked.contains("samaritan found a bug in execution 1 (strategy dfs)"), "{checked}");
+    assert!(checked.contains("samaritan found a bug in execution 1 (strategy icb)"), "{checked}");
     assert!(checked.contains(&trace), "{checked}");
     assert!(checked.contains(&format!(
         "replay with:  SAMARITAN_REPLAY={token} cargo test check_and_replay_reproduce_a_failure_from_its_token -- --exact"
     )));
 
     // A bad token in the environment is a clear error, not a search.
-    std::env::set_var("SAMARITAN_REPLAY", "s1_garbage");
+    std::env::set_var("SAMARITAN_REPLAY", "s2_garbage");
     let bad = panic_message(|| samaritan::check(lost_update));
     std::env::remove_var("SAMARITAN_REPLAY");
     assert_eq!(bad, "samaritan: replay token checksum does not match: it was altered or cut short");

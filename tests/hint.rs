@@ -19,7 +19,7 @@ mod sim {
     use super::*;
     use samaritan::sync::atomic::{AtomicBool, Ordering};
     use samaritan::sync::Arc;
-    use samaritan::{Builder, Op, Outcome};
+    use samaritan::{Builder, Op, Outcome, SearchStrategy};
 
     #[test]
     fn spin_loop_and_sleep_are_yielding_steps_that_take_no_real_time() {
@@ -40,23 +40,23 @@ mod sim {
     }
 
     #[test]
-    fn a_spin_wait_on_a_flag_set_by_another_thread_is_explored_up_to_the_bound() {
-        // Without the fair scheduler (a later feature) DFS keeps choosing
-        // the spinning thread, so the first execution spins until the step
-        // bound: a report, not a hang.
-        let report = Builder::new()
-            .max_steps(200)
-            .explore(|| {
-                let flag = Arc::new(AtomicBool::new(false));
-                let flag2 = flag.clone();
-                let t = thread::spawn(move || flag2.store(true, Ordering::SeqCst));
-                while !flag.load(Ordering::SeqCst) {
-                    spin_loop();
-                }
-                t.join().unwrap();
-            })
-            .unwrap();
-        assert_eq!(report.outcome, Outcome::StepBound { steps: 200 });
-        assert_eq!(report.executions, 1);
+    fn a_spin_wait_on_a_flag_set_by_another_thread_ends_under_the_fair_scheduler() {
+        let spin = || {
+            let flag = Arc::new(AtomicBool::new(false));
+            let flag2 = flag.clone();
+            let t = thread::spawn(move || flag2.store(true, Ordering::SeqCst));
+            while !flag.load(Ordering::SeqCst) {
+                spin_loop();
+            }
+            t.join().unwrap();
+        };
+        // spin_loop is a yield: after the spinner's second one the fair
+        // scheduler lets the setter through, so every execution ends.
+        let report = Builder::new().strategy(SearchStrategy::Dfs).explore(spin).unwrap();
+        assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, 5, true), "{report}");
+        // Without it, DFS keeps choosing the spinner up to the step bound:
+        // a report, not a hang.
+        let report = Builder::new().fairness(false).max_steps(200).explore(spin).unwrap();
+        assert_eq!((report.outcome, report.executions), (Outcome::StepBound { steps: 200 }, 1));
     }
 }

@@ -16,7 +16,7 @@ fn locked_counter() {
 }
 
 fn token(choices: &[u32], fingerprint: u32) -> String {
-    Schedule { strategy: "dfs".into(), seed: None, choices: choices.to_vec(), fingerprint }.to_token()
+    Schedule { strategy: "dfs".into(), seed: None, choices: choices.to_vec(), fingerprint, fair: true }.to_token()
 }
 
 /// Replays `token` on `locked_counter` and returns the outcome.
@@ -100,16 +100,16 @@ fn a_token_from_another_version_of_the_program_is_rejected() {
 #[test]
 fn malformed_tokens_get_clear_errors() {
     let cases: [(&str, TokenError, &str); 5] = [
-        ("hello", TokenError::MissingPrefix, "not a samaritan replay token: it should start with `s1_`"),
+        ("hello", TokenError::MissingPrefix, "not a samaritan replay token: it should start with `s2_`"),
         (
-            "s2_AAAA",
-            TokenError::UnsupportedVersion("2".into()),
-            "replay token format version 2 is not supported: this samaritan reads version 1",
+            "s3_AAAA",
+            TokenError::UnsupportedVersion("3".into()),
+            "replay token format version 3 is not supported: this samaritan reads version 2",
         ),
-        ("s1_ab*d", TokenError::InvalidCharacter(5), "replay token has an invalid character at position 5"),
-        ("s1_", TokenError::Truncated, "replay token is truncated"),
+        ("s2_ab*d", TokenError::InvalidCharacter(5), "replay token has an invalid character at position 5"),
+        ("s2_", TokenError::Truncated, "replay token is truncated"),
         (
-            "s1_AAAAAAAAAAAAAAAA",
+            "s2_AAAAAAAAAAAAAAAA",
             TokenError::Checksum,
             "replay token checksum does not match: it was altered or cut short",
         ),
@@ -134,7 +134,8 @@ fn tokens_round_trip_and_no_mutation_makes_the_parser_panic() {
         let len = (next() % 40) as usize;
         let choices: Vec<u32> = (0..len).map(|_| (next() % 4) as u32).collect();
         let seed = (next() % 2 == 0).then(&mut next);
-        let schedule = Schedule { strategy: "random".into(), seed, choices, fingerprint: next() as u32 };
+        let schedule =
+            Schedule { strategy: "random".into(), seed, choices, fingerprint: next() as u32, fair: next() % 2 == 0 };
         let text = schedule.to_token();
         assert_eq!(Schedule::from_token(&text), Ok(schedule.clone()));
         // Every single-character change and every cut is either rejected

@@ -9,13 +9,16 @@
 //! - The `RefCell` around an `Execution` is never borrowed across a
 //!   coroutine switch.
 
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::actor::{display_name, Actor, StackPool, Status};
 use crate::explore::Progress;
+use crate::fair::Fairness;
+use crate::liveness::{self, Divergence};
 use crate::op::{ActorId, ObjectId, Op};
-use crate::outcome::{BlockedActor, Deadlock, Outcome};
+use crate::outcome::{BlockedActor, CycleStep, Deadlock, Outcome};
 use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 use crate::trace::{location_string, Trace, TraceLine, TraceStep};
 
@@ -38,6 +41,8 @@ pub(crate) struct ExecConfig {
     /// Whether the strategy wants to see every step
     /// ([`Strategy::observes_steps`]).
     pub(crate) observed: bool,
+    /// Whether the fair demonic scheduler filters the enabled actors.
+    pub(crate) fair: bool,
 }
 
 /// An operation the running actor announces at its scheduling point.
@@ -80,8 +85,12 @@ pub(crate) struct Execution {
     pub(crate) progress: Arc<Progress>,
     /// Actors whose stacks were abandoned at teardown.
     pub(crate) leaked: usize,
+    /// Abstract states the test named, across the whole exploration (not
+    /// cleared between executions).
+    pub(crate) states: HashSet<u64>,
     views: Vec<ActorView>,
     enabled: Vec<ActorId>,
+    fairness: Fairness,
 }
 
 impl Execution {
@@ -110,8 +119,10 @@ impl Execution {
             pool,
             progress,
             leaked: 0,
+            states: HashSet::new(),
             views: Vec::with_capacity(4),
             enabled: Vec::with_capacity(4),
+            fairness: Fairness::default(),
         }
     }
 
@@ -134,6 +145,7 @@ impl Execution {
         self.leaked = 0;
         self.views.clear();
         self.enabled.clear();
+        self.fairness.reset();
     }
 
     pub(crate) fn actor_name(&self, id: ActorId) -> String {
@@ -165,8 +177,15 @@ impl Execution {
         if others {
             return false;
         }
+        let yielded = pending.op.is_yield();
+        if self.config.fair {
+            self.fairness.clear_enabled();
+            self.fairness.mark_enabled(me.index());
+            self.fairness.settle();
+            self.fairness.scheduled(me.index(), yielded);
+        }
         self.record(me, pending, 0, false);
-        self.actors[me.index()].yielded = pending.op.is_yield();
+        self.actors[me.index()].yielded = yielded;
         true
     }
 
@@ -192,11 +211,18 @@ impl Execution {
             Some(a) => (a.actor.index(), a.ready.is_none_or(|r| unsafe { (*r)() })),
             None => (usize::MAX, false),
         };
+        let fair = self.config.fair;
+        if fair {
+            self.fairness.clear_enabled();
+        }
         for (i, (actor, view)) in self.actors.iter().zip(self.views.iter_mut()).enumerate() {
             let enabled = if i == me { me_enabled } else { actor.is_enabled() };
             view.enabled = enabled;
             if enabled {
                 self.enabled.push(ActorId::from_index(i));
+                if fair {
+                    self.fairness.mark_enabled(i);
+                }
             }
             unfinished |= actor.status != Status::Finished;
         }
@@ -209,11 +235,25 @@ impl Execution {
         if self.steps >= self.config.max_steps {
             return self.end_at_bound();
         }
-        let current = self.current.filter(|c| self.views[c.index()].enabled);
+        if fair {
+            self.fairness.settle();
+            if self.fairness.has_edges() {
+                // Line 7 of Algorithm 1: keep the actors no enabled actor has
+                // priority over (never empty: P is acyclic).
+                let fairness = &self.fairness;
+                self.enabled.retain(|a| fairness.allows(a.index()));
+            }
+        }
+        // The actor that ran last, if it may go on: switching away from it
+        // is a preemption unless its last step was a yield. A switch the
+        // fair scheduler forces (it lost priority) is not one (fair paper,
+        // section 4: such preemptions are not charged to a context bound).
+        let current = self.current.filter(|c| self.enabled.contains(c));
+        let yielding = current.is_some_and(|c| self.actors[c.index()].yielded);
         let chosen = if self.enabled.len() == 1 {
             self.enabled[0]
         } else {
-            match self.ask_strategy(current) {
+            match self.ask_strategy(current, yielding) {
                 Some(chosen) => chosen,
                 None => return Next::End,
             }
@@ -222,12 +262,16 @@ impl Execution {
             self.schedule.push(chosen.0);
         }
         let pending = self.actors[chosen.index()].pending.expect("an enabled actor has a pending operation");
-        self.record(chosen, pending, 0, current.is_some_and(|c| c != chosen));
+        let yielded = pending.op.is_yield();
+        if fair {
+            self.fairness.scheduled(chosen.index(), yielded);
+        }
+        self.record(chosen, pending, 0, !yielding && current.is_some_and(|c| c != chosen));
         self.set_pending(chosen, None);
         let actor = &mut self.actors[chosen.index()];
         actor.status = Status::Running;
         actor.ready = None;
-        actor.yielded = pending.op.is_yield();
+        actor.yielded = yielded;
         self.current = Some(chosen);
         Next::Run(chosen)
     }
@@ -242,6 +286,9 @@ impl Execution {
     /// Adds an actor record and its view.
     pub(crate) fn add_actor(&mut self, actor: crate::actor::Actor) -> ActorId {
         let id = ActorId::from_index(self.actors.len());
+        if self.config.fair {
+            self.fairness.add_actor(id.index());
+        }
         self.actors.push(actor);
         self.views.push(ActorView { id, pending: None, enabled: false });
         id
@@ -268,15 +315,55 @@ impl Execution {
     #[cold]
     #[inline(never)]
     fn end_at_bound(&mut self) -> Next {
-        self.outcome = Some(Outcome::StepBound { steps: self.config.max_steps });
+        let steps = self.config.max_steps;
+        let outcome = if self.config.fair && self.config.tracing {
+            self.divergence(steps)
+        } else {
+            // A search does not record the trace: the replay that builds
+            // the report says what the execution was doing.
+            Outcome::StepBound { steps }
+        };
+        self.outcome = Some(outcome);
         Next::End
+    }
+
+    /// Says what an execution cut off at the step bound under the fair
+    /// scheduler was doing, from its trace.
+    fn divergence(&self, bound: u64) -> Outcome {
+        let cycle = |start: usize, period: usize| -> Vec<CycleStep> {
+            self.trace[start..start + period]
+                .iter()
+                .map(|s| CycleStep {
+                    actor: self.actor_name(s.actor),
+                    op: s.op,
+                    object: s.object.map(|o| self.object_name(o)),
+                    location: location_string(s.location),
+                })
+                .collect()
+        };
+        match liveness::classify(&self.trace) {
+            Divergence::Livelock { start, period, repeats } => {
+                Outcome::Livelock { cycle: cycle(start, period), repeats: repeats as u64, steps: bound }
+            }
+            Divergence::NoYield { actor, steps, start, period } => {
+                // Its own steps only, each place once: where it loops.
+                let mut own: Vec<CycleStep> = Vec::new();
+                let name = self.actor_name(ActorId::from_index(actor));
+                for step in cycle(start, period).into_iter().filter(|s| s.actor == name) {
+                    if own.len() < 20 && !own.contains(&step) {
+                        own.push(step);
+                    }
+                }
+                Outcome::GoodSamaritanViolation { actor: name, steps: steps as u64, cycle: own }
+            }
+            Divergence::Unknown => Outcome::StepBound { steps: bound },
+        }
     }
 
     /// Asks the strategy to pick among two or more enabled actors; records
     /// a failure and returns `None` when it cannot.
     #[inline(never)]
-    fn ask_strategy(&mut self, current: Option<ActorId>) -> Option<ActorId> {
-        let yielding = self.current.is_some_and(|c| self.actors[c.index()].yielded);
+    fn ask_strategy(&mut self, current: Option<ActorId>, yielding: bool) -> Option<ActorId> {
         let point = SchedulePoint { step: self.steps, current, enabled: &self.enabled, actors: &self.views, yielding };
         // SAFETY: the strategy outlives the execution (`explore` owns both)
         // and nothing else touches it while the execution runs.

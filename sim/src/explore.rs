@@ -37,6 +37,9 @@ pub struct Config {
     pub stack_size: usize,
     /// Whether weak compare-exchange may fail spuriously.
     pub spurious_failures: bool,
+    /// Whether the fair demonic scheduler filters every decision
+    /// (fair-stateless-model-checking.txt, Algorithm 1).
+    pub fairness: bool,
     /// The test's name, for the replay command in reports.
     pub test_name: Option<String>,
 }
@@ -50,6 +53,7 @@ impl Default for Config {
             watchdog: Duration::from_secs(10),
             stack_size: 2 << 20,
             spurious_failures: true,
+            fairness: true,
             test_name: None,
         }
     }
@@ -97,6 +101,15 @@ pub struct Report {
     pub failure: Option<Failure>,
     /// The test's name, for the replay command.
     pub test_name: Option<String>,
+    /// For a preemption-bounded search: every execution with at most this
+    /// many preemptions was explored (and, with a failure, passed).
+    pub completed_bound: Option<u32>,
+    /// Whether the search stopped at its preemption bound with executions
+    /// beyond it left unexplored.
+    pub bounded: bool,
+    /// Distinct abstract states the test named with
+    /// `samaritan::coverage::state`, if it named any.
+    pub states: Option<u64>,
 }
 
 impl Report {
@@ -132,16 +145,35 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.is_failure() {
-            let how = if self.exhausted {
-                "every execution explored"
-            } else {
-                "search stopped before the space was exhausted"
+            let how = match (self.exhausted, self.bounded, self.completed_bound) {
+                (true, true, Some(c)) => {
+                    format!("every execution with <= {c} {} explored", plural(c as usize, "preemption"))
+                }
+                (true, _, _) => "every execution explored".to_string(),
+                (false, _, Some(c)) => format!(
+                    "search stopped before the space was exhausted; every execution with <= {c} {} explored",
+                    plural(c as usize, "preemption")
+                ),
+                (false, _, None) => "search stopped before the space was exhausted".to_string(),
             };
-            return write!(f, "pass: {} executions ({}), strategy {}", self.executions, how, self.strategy);
+            write!(f, "pass: {how}: {} executions, no bug (strategy {})", self.executions, self.strategy)?;
+            if let Some(states) = self.states {
+                write!(f, "; {states} distinct states")?;
+            }
+            return Ok(());
         }
         writeln!(f, "samaritan found a bug in execution {} (strategy {})", self.executions, self.strategy)?;
         writeln!(f)?;
         writeln!(f, "{}", self.outcome)?;
+        if let (Some(c), Some(failure)) = (self.completed_bound, &self.failure) {
+            let p = failure.trace.preemptions();
+            writeln!(
+                f,
+                "\nit takes {p} {}: every execution with <= {c} {} passed",
+                plural(p, "preemption"),
+                plural(c as usize, "preemption")
+            )?;
+        }
         if let Some(failure) = &self.failure {
             writeln!(f)?;
             let (steps, preemptions) = (failure.trace.lines.len(), failure.trace.preemptions());
@@ -232,7 +264,10 @@ pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -
 /// Replays `schedule` once, with the trace on, and checks that it fits the
 /// program: every choice used, and the same operations as when it was
 /// recorded (a fingerprint of 0 matches any program).
-pub fn replay(config: Config, schedule: Schedule, body: Body) -> Report {
+pub fn replay(mut config: Config, schedule: Schedule, body: Body) -> Report {
+    // The fair scheduler decides which actors may be chosen: replay with
+    // the setting the schedule was made with.
+    config.fairness = schedule.fair;
     let expected = schedule.clone();
     let mut report = explore_with(config, Box::new(Replay::new(schedule)), body, true, true);
     report.strategy = expected.strategy.clone();
@@ -331,6 +366,9 @@ fn watchdog_report(config: &Config, strategy: &str, progress: &Progress, silent:
         strategy: String::new(),
         failure: None,
         test_name: config.test_name.clone(),
+        completed_bound: None,
+        bounded: false,
+        states: None,
     }
     .with_strategy(strategy)
 }
@@ -357,6 +395,7 @@ fn explore_here(
         spurious_failures: config.spurious_failures,
         tracing,
         observed: strategy.observes_steps(),
+        fair: config.fairness,
     };
     let started = Instant::now();
     let mut report = Report {
@@ -366,6 +405,9 @@ fn explore_here(
         strategy: strategy.name().to_string(),
         failure: None,
         test_name: config.test_name.clone(),
+        completed_bound: None,
+        bounded: false,
+        states: None,
     };
     let cell =
         RefCell::new(Execution::new(0, exec_config, std::ptr::null_mut::<Replay>(), &mut pool, progress.clone()));
@@ -400,6 +442,7 @@ fn explore_here(
                 seed: strategy.seed(),
                 choices: std::mem::take(&mut exec.schedule),
                 fingerprint: if tracing { exec.fingerprint() } else { 0 },
+                fair: config.fairness,
             };
             report.failure = Some(Failure {
                 trace: exec.readable_trace(),
@@ -413,6 +456,10 @@ fn explore_here(
             }
         }
     }
+    report.completed_bound = strategy.completed_bound();
+    report.bounded = strategy.bounded();
+    let states = cell.borrow().states.len() as u64;
+    report.states = (states > 0).then_some(states);
     drop(cell);
     POOL.with(|p| *p.borrow_mut() = Some(pool));
     report

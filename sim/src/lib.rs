@@ -20,6 +20,8 @@
 mod actor;
 mod execution;
 mod explore;
+mod fair;
+mod liveness;
 mod op;
 mod outcome;
 mod panics;
@@ -33,7 +35,7 @@ pub mod rt;
 
 pub use explore::{explore, replay, Body, Config, Failure, Report};
 pub use op::{ActorId, ObjectId, Op};
-pub use outcome::{BlockedActor, Deadlock, Outcome};
+pub use outcome::{BlockedActor, CycleStep, Deadlock, Outcome};
 pub use schedule::{Replay, Schedule, TokenError, TOKEN_VERSION};
 pub use strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 pub use trace::{Trace, TraceLine};

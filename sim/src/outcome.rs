@@ -27,6 +27,19 @@ pub struct Deadlock {
     pub cycle: Vec<String>,
 }
 
+/// One step of a livelock cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CycleStep {
+    /// The actor's display name.
+    pub actor: String,
+    /// The operation.
+    pub op: crate::Op,
+    /// The object as `Kind#id`, if any.
+    pub object: Option<String>,
+    /// Where, as `file:line:column`.
+    pub location: String,
+}
+
 /// How one execution ended.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,9 +57,31 @@ pub enum Outcome {
     },
     /// No actor could make progress.
     Deadlock(Deadlock),
-    /// The execution took more steps than the step bound allows.
+    /// The execution took more steps than the step bound allows, and no
+    /// more can be said (the fair scheduler was off, or no pattern shows).
     StepBound {
         /// The bound.
+        steps: u64,
+    },
+    /// Under the fair scheduler, an actor kept being scheduled without
+    /// yielding until the step bound: it spins without telling the
+    /// scheduler it cannot make progress, starving the others.
+    GoodSamaritanViolation {
+        /// The actor's display name.
+        actor: String,
+        /// How many steps it took since it last yielded.
+        steps: u64,
+        /// The steps it repeats, in order.
+        cycle: Vec<CycleStep>,
+    },
+    /// Under the fair scheduler, the actors went round a cycle in which
+    /// each of them yields, until the step bound: a fair livelock.
+    Livelock {
+        /// One round of the cycle.
+        cycle: Vec<CycleStep>,
+        /// How many times it repeated before the bound.
+        repeats: u64,
+        /// The step bound.
         steps: u64,
     },
     /// Replaying a schedule prefix gave different choices than before.
@@ -84,13 +119,25 @@ impl Outcome {
     /// Returns whether `other` is the same verdict at the same place. Panics
     /// compare by thread and location only: their messages may hold
     /// addresses or other values that differ between runs of one schedule.
+    ///
+    /// The three diverging verdicts ([`Outcome::StepBound`],
+    /// [`Outcome::Livelock`], [`Outcome::GoodSamaritanViolation`]) are one
+    /// verdict: which of them is reported depends on whether the trace was
+    /// recorded (a search does not record it; the replay that builds the
+    /// report does).
     pub fn same_verdict(&self, other: &Outcome) -> bool {
         match (self, other) {
+            (a, b) if a.diverged() && b.diverged() => true,
             (Outcome::Panic { actor: a, location: l, .. }, Outcome::Panic { actor: b, location: m, .. }) => {
                 a == b && l == m
             }
             _ => self == other,
         }
+    }
+
+    /// Returns whether the execution was cut off at the step bound.
+    pub fn diverged(&self) -> bool {
+        matches!(self, Outcome::StepBound { .. } | Outcome::Livelock { .. } | Outcome::GoodSamaritanViolation { .. })
     }
 
     /// Returns a short lowercase name of the verdict.
@@ -100,6 +147,8 @@ impl Outcome {
             Outcome::Panic { .. } => "panic",
             Outcome::Deadlock(_) => "deadlock",
             Outcome::StepBound { .. } => "step bound exceeded",
+            Outcome::GoodSamaritanViolation { .. } => "good-samaritan violation",
+            Outcome::Livelock { .. } => "livelock",
             Outcome::Nondeterminism { .. } => "nondeterminism",
             Outcome::ScheduleMismatch { .. } => "schedule mismatch",
             Outcome::UncontrolledBlocking { .. } => "uncontrolled blocking",
@@ -135,6 +184,24 @@ impl fmt::Display for Outcome {
                 f,
                 "step bound exceeded: the execution took more than {steps} steps (raise it with SAMARITAN_MAX_STEPS)"
             ),
+            Outcome::GoodSamaritanViolation { actor, steps, cycle } => {
+                write!(
+                    f,
+                    "good-samaritan violation: thread '{actor}' took {steps} steps without yielding, starving the other threads; it loops here:"
+                )?;
+                write_cycle(f, cycle)?;
+                write!(
+                    f,
+                    "\n  a thread that waits for another must block or yield (yield_now, sleep, spin_loop, a timed wait) so that the other can run"
+                )
+            }
+            Outcome::Livelock { cycle, repeats, steps } => {
+                write!(
+                    f,
+                    "livelock: the threads repeated this cycle {repeats} times without making progress, up to the step bound of {steps} (every thread in it yields, so a fair scheduler runs it forever):"
+                )?;
+                write_cycle(f, cycle)
+            }
             Outcome::Nondeterminism { step, detail } => write!(
                 f,
                 "nondeterminism at step {step}: {detail}; the test must depend only on the schedule (no wall clock, OS randomness or state kept between executions)"
@@ -148,4 +215,15 @@ impl fmt::Display for Outcome {
             ),
         }
     }
+}
+
+/// Writes the steps of a cycle, one per line, aligned.
+fn write_cycle(f: &mut fmt::Formatter<'_>, cycle: &[CycleStep]) -> fmt::Result {
+    let actor_w = cycle.iter().map(|s| s.actor.len()).max().unwrap_or(0);
+    let object_w = cycle.iter().map(|s| s.object.as_deref().map_or(1, str::len)).max().unwrap_or(1);
+    for s in cycle {
+        let object = s.object.as_deref().unwrap_or("-");
+        write!(f, "\n    {:<actor_w$}  {:<16}  {:<object_w$}  {}", s.actor, s.op.name(), object, s.location)?;
+    }
+    Ok(())
 }

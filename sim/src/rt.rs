@@ -163,6 +163,15 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
     }
 }
 
+/// Records that the program reached the abstract state `hash` (a value the
+/// test computes from its own variables), for the count of distinct states
+/// an exploration reaches. Not a visible operation: it takes no step.
+pub fn coverage_state(hash: u64) {
+    with_exec(|cell| {
+        cell.borrow_mut().states.insert(hash);
+    });
+}
+
 /// Asks the engine for a value in `0..alternatives` (an explored choice).
 #[track_caller]
 pub fn choose(alternatives: usize) -> usize {

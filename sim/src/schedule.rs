@@ -4,15 +4,19 @@
 //! with two or more alternatives. A token carries it in a short,
 //! copy-pasteable form that shells need not quote.
 //!
-//! Token format, version 1: `s1` `_` base64url(no padding) of
+//! Token format, version 2: `s2` `_` base64url(no padding) of
 //!
 //! ```text
 //! strategy-name-length u8, strategy name bytes,
 //! has-seed u8, [seed u64 varint],
+//! flags u8 (bit 0: the fair scheduler was on; other bits zero),
 //! fingerprint u32 little-endian,
 //! run count varint, then per run: value varint, length varint,
 //! checksum u16 little-endian (FNV-1a of everything before it, folded)
 //! ```
+//!
+//! Version 1 is the same without the flags byte, from before the fair
+//! scheduler; it is still read (as made without fairness).
 //!
 //! The format is an API boundary: a change bumps the version, and readers
 //! name the version they got when they cannot read it.
@@ -24,7 +28,7 @@ use crate::strategy::{ChoiceError, ChoicePoint, SchedulePoint, Strategy};
 use crate::ActorId;
 
 /// The token format version this build writes and reads.
-pub const TOKEN_VERSION: u32 = 1;
+pub const TOKEN_VERSION: u32 = 2;
 
 /// A replayable schedule plus what produced it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +41,9 @@ pub struct Schedule {
     pub choices: Vec<u32>,
     /// Fingerprint of the operations the execution performed.
     pub fingerprint: u32,
+    /// Whether the fair scheduler was on: it decides which actors may be
+    /// chosen, so a replay must use the same setting.
+    pub fair: bool,
 }
 
 /// Why a token could not be read.
@@ -55,12 +62,14 @@ pub enum TokenError {
     Checksum,
     /// Bytes follow the content.
     TrailingBytes,
+    /// The token sets flags this samaritan does not know.
+    UnknownFlags,
 }
 
 impl fmt::Display for TokenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TokenError::MissingPrefix => f.write_str("not a samaritan replay token: it should start with `s1_`"),
+            TokenError::MissingPrefix => f.write_str("not a samaritan replay token: it should start with `s2_`"),
             TokenError::UnsupportedVersion(v) => write!(
                 f,
                 "replay token format version {v} is not supported: this samaritan reads version {TOKEN_VERSION}"
@@ -69,6 +78,9 @@ impl fmt::Display for TokenError {
             TokenError::Truncated => f.write_str("replay token is truncated"),
             TokenError::Checksum => f.write_str("replay token checksum does not match: it was altered or cut short"),
             TokenError::TrailingBytes => f.write_str("replay token has trailing data"),
+            TokenError::UnknownFlags => {
+                f.write_str("replay token sets flags this samaritan does not know: it was made by a newer version")
+            }
         }
     }
 }
@@ -91,6 +103,7 @@ impl Schedule {
             }
             None => bytes.push(0),
         }
+        bytes.push(u8::from(self.fair));
         bytes.extend_from_slice(&self.fingerprint.to_le_bytes());
         let runs = runs(&self.choices);
         put_varint(&mut bytes, runs.len() as u64);
@@ -118,7 +131,8 @@ impl Schedule {
         if version.is_empty() || !version.bytes().all(|b| b.is_ascii_digit()) {
             return Err(TokenError::MissingPrefix);
         }
-        if version != TOKEN_VERSION.to_string() {
+        let legacy = version == "1";
+        if version != TOKEN_VERSION.to_string() && !legacy {
             return Err(TokenError::UnsupportedVersion(version.to_string()));
         }
         let offset = token.len() - body.len();
@@ -137,6 +151,14 @@ impl Schedule {
             0 => None,
             _ => Some(r.varint()?),
         };
+        let fair = match legacy {
+            true => false,
+            false => match r.byte()? {
+                0 => false,
+                1 => true,
+                _ => return Err(TokenError::UnknownFlags),
+            },
+        };
         let f = r.take(4)?;
         let fingerprint = u32::from_le_bytes([f[0], f[1], f[2], f[3]]);
         let run_count = r.varint()?;
@@ -152,7 +174,7 @@ impl Schedule {
         if r.at != content.len() {
             return Err(TokenError::TrailingBytes);
         }
-        Ok(Schedule { strategy, seed, choices, fingerprint })
+        Ok(Schedule { strategy, seed, choices, fingerprint, fair })
     }
 }
 

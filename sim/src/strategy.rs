@@ -42,19 +42,29 @@ pub struct ActorView {
 pub struct SchedulePoint<'a> {
     /// Number of steps taken so far in this execution.
     pub step: u64,
-    /// The actor that ran last, if it can still run (`None` after it blocked
-    /// or finished, and at the first step).
+    /// The actor that ran last, if it may go on (`None` after it blocked or
+    /// finished, at the first step, and when the fair scheduler made it
+    /// give way). Choosing another actor preempts it, unless `yielding`.
     pub current: Option<ActorId>,
-    /// The enabled actors, in id order; at least two.
+    /// The actors that may be chosen, in id order; at least two. These are
+    /// the enabled actors, less those the fair scheduler holds back while an
+    /// actor they have kept waiting is enabled.
     pub enabled: &'a [ActorId],
     /// Every actor of the execution, in id order.
     pub actors: &'a [ActorView],
-    /// Whether the last step of the current actor was a yield
-    /// ([`Op::is_yield`]).
+    /// Whether the last step of `current` was a yield ([`Op::is_yield`]):
+    /// switching away from it then is not a preemption.
     pub yielding: bool,
 }
 
 impl SchedulePoint<'_> {
+    /// Returns whether choosing `actor` is a preempting context switch
+    /// (iterative-context-bounding.txt, section 2): the running actor could
+    /// have gone on, did not just yield, and another is chosen.
+    pub fn preempts(&self, actor: ActorId) -> bool {
+        !self.yielding && self.current.is_some_and(|c| c != actor)
+    }
+
     /// Returns the pending operation of `actor`.
     pub fn pending(&self, actor: ActorId) -> Option<Pending> {
         self.actors.get(actor.index()).and_then(|a| a.pending)
@@ -146,5 +156,17 @@ pub trait Strategy {
     /// The seed the strategy draws from, if it is randomized.
     fn seed(&self) -> Option<u64> {
         None
+    }
+
+    /// For a search that bounds preemptions: the largest bound `c` such
+    /// that every execution with at most `c` preemptions has been explored.
+    fn completed_bound(&self) -> Option<u32> {
+        None
+    }
+
+    /// Returns whether the search left out executions beyond its
+    /// preemption bound (so "exhausted" means "exhausted up to the bound").
+    fn bounded(&self) -> bool {
+        false
     }
 }

@@ -10,6 +10,12 @@ fn record(report: &Report) -> String {
         "strategy: {}\nexecutions: {}\nexhausted: {}\nverdict: {}\n",
         report.strategy, report.executions, report.exhausted, report.outcome
     );
+    if let Some(bound) = report.completed_bound {
+        out.push_str(&format!(
+            "every execution with <= {bound} preemptions explored; more beyond: {}\n",
+            report.bounded
+        ));
+    }
     if let Some(failure) = &report.failure {
         out.push_str(&format!(
             "preemptions: {}\ntoken: {}\n\n{}",
@@ -67,6 +73,21 @@ fn lost_update_dfs() {
 }
 
 #[test]
+fn lost_update_icb() {
+    check("lost_update", SearchStrategy::Icb, 0, lost_update);
+}
+
+#[test]
+fn lost_update_pct() {
+    check("lost_update", SearchStrategy::Pct, 3, lost_update);
+}
+
+#[test]
+fn lock_order_deadlock_icb() {
+    check("lock_order_deadlock", SearchStrategy::Icb, 0, lock_order_inversion);
+}
+
+#[test]
 fn lost_update_random() {
     check("lost_update", SearchStrategy::Random, 1, lost_update);
 }
@@ -74,6 +95,11 @@ fn lost_update_random() {
 #[test]
 fn lock_order_deadlock_dfs() {
     check("lock_order_deadlock", SearchStrategy::Dfs, 0, lock_order_inversion);
+}
+
+#[test]
+fn locked_counter_summary_icb() {
+    check("locked_counter", SearchStrategy::Icb, 0, locked_counter);
 }
 
 #[test]

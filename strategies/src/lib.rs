@@ -5,10 +5,16 @@
 //! enabled set, never a primitive's type.
 
 mod dfs;
+mod icb;
+mod pct;
+mod pump;
 mod random;
+mod rng;
 mod round_robin;
 
 pub use dfs::Dfs;
+pub use icb::Icb;
+pub use pct::Pct;
 pub use random::Random;
 pub use round_robin::RoundRobin;
 pub use samaritan_sim::Replay;

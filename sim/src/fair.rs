@@ -1,0 +1,256 @@
+//! The fair demonic scheduler (fair-stateless-model-checking.txt, section 3,
+//! Algorithm 1), as a filter on the enabled actors every strategy sees.
+//!
+//! The scheduler keeps a priority relation `P` over actors and, for every
+//! actor `u`, three sets about `u`'s current *window* (the steps since its
+//! last yield): `S(u)` who was scheduled, `E(u)` who stayed enabled the whole
+//! time, `D(u)` whom `u` disabled. When `u` yields, it loses priority to
+//! every actor in `H = (E(u) ∪ D(u)) \ S(u)`: those it kept waiting. An
+//! actor is schedulable only when no actor it has lost priority to is
+//! enabled (line 7).
+//!
+//! Invariants:
+//! - `P` is acyclic (Theorem 3), so a non-empty enabled set never filters
+//!   to an empty one: fairness never invents a deadlock.
+//! - Sets of an actor that has not yielded yet are not tracked: the paper
+//!   initialises them (`E = {}`, `D = S = Tid`) so that its first yield
+//!   adds no edge and only opens its first window (lines 2-4), which is
+//!   what `windowed` records.
+//! - The update for a step (lines 13-29) needs the enabled set *after* it,
+//!   which is known only at the next scheduling point: the step is held in
+//!   `last` and settled there.
+
+/// One bit per actor, `words` words per set.
+type Word = u64;
+
+/// The state of Algorithm 1 for one execution.
+#[derive(Debug, Default)]
+pub(crate) struct Fairness {
+    /// Words per set.
+    words: usize,
+    /// Rows of `P`: row `t` holds every `u` with `(t, u)` in `P`.
+    p: Vec<Word>,
+    e: Vec<Word>,
+    d: Vec<Word>,
+    s: Vec<Word>,
+    /// Actors that have yielded at least once.
+    windowed: Vec<Word>,
+    any_windowed: bool,
+    /// Whether `P` may hold an edge.
+    edges: bool,
+    /// The enabled set at the last scheduling point (`curr.ES`).
+    before: Vec<Word>,
+    /// The enabled set now (`next.ES`), filled by the caller.
+    after: Vec<Word>,
+    /// The step awaiting its update: the actor and whether it yielded.
+    last: Option<(usize, bool)>,
+}
+
+impl Fairness {
+    /// Forgets everything, keeping capacity.
+    pub(crate) fn reset(&mut self) {
+        self.words = 0;
+        for set in [&mut self.p, &mut self.e, &mut self.d, &mut self.s, &mut self.windowed, &mut self.before] {
+            set.clear();
+        }
+        self.after.clear();
+        self.any_windowed = false;
+        self.edges = false;
+        self.last = None;
+    }
+
+    /// Makes room for actor `index`.
+    pub(crate) fn add_actor(&mut self, index: usize) {
+        let words = index / 64 + 1;
+        if words <= self.words {
+            return;
+        }
+        let old = self.words;
+        let widen = |rows: &mut Vec<Word>| {
+            let count = rows.len().checked_div(old).unwrap_or(0);
+            let mut wide = vec![0; count.max(words * 64) * words];
+            for r in 0..count {
+                wide[r * words..r * words + old].copy_from_slice(&rows[r * old..r * old + old]);
+            }
+            *rows = wide;
+        };
+        for rows in [&mut self.p, &mut self.e, &mut self.d, &mut self.s] {
+            widen(rows);
+        }
+        for set in [&mut self.windowed, &mut self.before, &mut self.after] {
+            set.resize(words, 0);
+        }
+        self.words = words;
+    }
+
+    /// Starts filling the enabled set of the current scheduling point.
+    #[inline]
+    pub(crate) fn clear_enabled(&mut self) {
+        self.after.iter_mut().for_each(|w| *w = 0);
+    }
+
+    /// Marks actor `index` enabled at the current scheduling point.
+    #[inline]
+    pub(crate) fn mark_enabled(&mut self, index: usize) {
+        self.after[index / 64] |= 1 << (index % 64);
+    }
+
+    /// Settles the last step now that the enabled set after it is known
+    /// (Algorithm 1, lines 13-29), and makes that set `curr.ES` for the
+    /// next step.
+    pub(crate) fn settle(&mut self) {
+        if let Some((t, yielded)) = self.last.take() {
+            if self.edges || self.any_windowed || yielded {
+                self.update(t, yielded);
+            }
+        }
+        std::mem::swap(&mut self.before, &mut self.after);
+    }
+
+    fn update(&mut self, t: usize, yielded: bool) {
+        let w = self.words;
+        let (tw, tb) = (t / 64, 1 << (t % 64));
+        // Line 13: t regains priority over everyone: drop edges into t.
+        if self.edges {
+            let mut any = false;
+            for row in self.p.chunks_exact_mut(w) {
+                row[tw] &= !tb;
+                any |= row.iter().any(|&x| x != 0);
+            }
+            self.edges = any;
+        }
+        // Lines 14-22, for the actors whose windows are open.
+        if self.any_windowed {
+            for u in 0..self.windowed.len() * 64 {
+                if self.windowed[u / 64] & 1 << (u % 64) == 0 {
+                    continue;
+                }
+                let row = u * w..u * w + w;
+                for (x, &now) in self.e[row.clone()].iter_mut().zip(&self.after) {
+                    *x &= now;
+                }
+                if u == t {
+                    for ((x, &was), &now) in self.d[row.clone()].iter_mut().zip(&self.before).zip(&self.after) {
+                        *x |= was & !now;
+                    }
+                }
+                self.s[row][tw] |= tb;
+            }
+        }
+        if !yielded {
+            return;
+        }
+        // Lines 23-29: t yielded; it loses priority to those it kept waiting.
+        let row = t * w..t * w + w;
+        if self.windowed[tw] & tb != 0 {
+            let mut any = false;
+            for i in row.clone() {
+                let h = (self.e[i] | self.d[i]) & !self.s[i];
+                self.p[i] |= h;
+                any |= h != 0;
+            }
+            self.edges |= any;
+        }
+        self.e[row.clone()].copy_from_slice(&self.after);
+        self.d[row.clone()].iter_mut().for_each(|x| *x = 0);
+        self.s[row].iter_mut().for_each(|x| *x = 0);
+        self.windowed[tw] |= tb;
+        self.any_windowed = true;
+    }
+
+    /// Records that actor `t` takes the next step, and whether it is a
+    /// yield; settled at the next scheduling point.
+    #[inline]
+    pub(crate) fn scheduled(&mut self, t: usize, yielded: bool) {
+        self.last = Some((t, yielded));
+    }
+
+    /// Returns whether actor `x` may be scheduled: no actor it has lost
+    /// priority to is enabled (line 7: `T = ES \ pre(P, ES)`). Call after
+    /// [`Fairness::settle`], which made the current enabled set `before`.
+    #[inline]
+    pub(crate) fn allows(&self, x: usize) -> bool {
+        if !self.edges {
+            return true;
+        }
+        let row = &self.p[x * self.words..x * self.words + self.words];
+        row.iter().zip(&self.before).all(|(&p, &es)| p & es == 0)
+    }
+
+    /// Returns whether any priority edge exists.
+    #[inline]
+    pub(crate) fn has_edges(&self) -> bool {
+        self.edges
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fairness;
+
+    /// Runs the scheduler over `steps`: (enabled set before the step, actor,
+    /// whether it yields), with `after` the enabled set after the last one;
+    /// returns the actors allowed then.
+    fn run(actors: usize, steps: &[(&[usize], usize, bool)], after: &[usize]) -> Vec<usize> {
+        let mut f = Fairness::default();
+        for a in 0..actors {
+            f.add_actor(a);
+        }
+        let mut enabled_sets: Vec<&[usize]> = steps.iter().map(|s| s.0).collect();
+        enabled_sets.push(after);
+        for (i, es) in enabled_sets.iter().enumerate() {
+            f.clear_enabled();
+            es.iter().for_each(|&a| f.mark_enabled(a));
+            f.settle();
+            if let Some(&(_, t, y)) = steps.get(i) {
+                assert!(f.allows(t), "step {i}: actor {t} is not allowed");
+                f.scheduled(t, y);
+            }
+        }
+        after.iter().copied().filter(|&a| f.allows(a)).collect()
+    }
+
+    #[test]
+    fn a_spinning_thread_loses_priority_at_its_second_yield() {
+        // Fig. 3/4: t (0) would set x; u (1) spins with a yield. u's first
+        // yield opens its window; at its second, t was enabled throughout
+        // and never scheduled, so (u, t) enters P and only t may go on.
+        let both: &[usize] = &[0, 1];
+        assert_eq!(run(2, &[(both, 1, false), (both, 1, true)], both), vec![0, 1]);
+        assert_eq!(run(2, &[(both, 1, false), (both, 1, true), (both, 1, false), (both, 1, true)], both), vec![0]);
+    }
+
+    #[test]
+    fn scheduling_the_starved_thread_restores_priority() {
+        let both: &[usize] = &[0, 1];
+        let steps = [(both, 1, false), (both, 1, true), (both, 1, false), (both, 1, true), (both, 0, false)];
+        assert_eq!(run(2, &steps, both), vec![0, 1]);
+    }
+
+    #[test]
+    fn without_yields_no_priority_is_ever_added() {
+        let all: &[usize] = &[0, 1, 2];
+        let steps: Vec<(&[usize], usize, bool)> = (0..50).map(|i| (all, i % 2, false)).collect();
+        assert_eq!(run(3, &steps, all), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_thread_disabled_by_the_yielder_is_waited_for() {
+        // u (1) takes a lock that t (0) waits on (t disabled), yields twice
+        // while holding it: t was disabled by u in the window, so u loses
+        // priority to t, but t is not enabled, so u may still run.
+        let both: &[usize] = &[0, 1];
+        let only_u: &[usize] = &[1];
+        let steps = [(both, 1, true), (both, 1, false), (only_u, 1, true)];
+        assert_eq!(run(2, &steps, only_u), vec![1]);
+        // Once t is enabled again (u released), t goes first.
+        assert_eq!(run(2, &steps, both), vec![0]);
+    }
+
+    #[test]
+    fn more_than_64_actors_are_tracked() {
+        let all: Vec<usize> = vec![3, 70];
+        let steps = [(&all[..], 70, true), (&all[..], 70, true)];
+        assert_eq!(run(71, &steps, &all), vec![3]);
+    }
+}
