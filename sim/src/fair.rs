@@ -121,10 +121,7 @@ impl Fairness {
         }
         // Lines 14-22, for the actors whose windows are open.
         if self.any_windowed {
-            for u in 0..self.windowed.len() * 64 {
-                if self.windowed[u / 64] & 1 << (u % 64) == 0 {
-                    continue;
-                }
+            for u in (0..self.windowed.len()).flat_map(|i| bits(self.windowed[i]).map(move |b| i * 64 + b)) {
                 let row = u * w..u * w + w;
                 for (x, &now) in self.e[row.clone()].iter_mut().zip(&self.after) {
                     *x &= now;
@@ -182,6 +179,17 @@ impl Fairness {
     pub(crate) fn has_edges(&self) -> bool {
         self.edges
     }
+}
+
+/// The indices of the set bits of `word`, ascending.
+fn bits(mut word: Word) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (word != 0).then(|| {
+            let b = word.trailing_zeros() as usize;
+            word &= word - 1;
+            b
+        })
+    })
 }
 
 #[cfg(test)]
