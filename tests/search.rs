@@ -22,7 +22,9 @@ fn two_adds() {
 }
 
 /// Two threads increment with a separate load and store: one increment can
-/// be lost, with one preemption.
+/// be lost, with one preemption. (Explored only: on real threads it fails
+/// only now and then.)
+#[cfg_attr(not(feature = "sim"), allow(dead_code))]
 fn lost_update() {
     let n = Arc::new(AtomicUsize::new(0));
     let spawn = || {
@@ -41,7 +43,7 @@ fn lost_update() {
 }
 
 #[test]
-fn the_models_pass_in_production() {
+fn the_models_run_in_production() {
     samaritan::check(two_adds);
 }
 
@@ -142,7 +144,8 @@ mod sim {
         // Depth 1: no priority change points, so the actor of highest
         // priority runs until it blocks; a lost update needs a switch
         // between a load and its store, which never comes.
-        let report = Builder::new().strategy(SearchStrategy::Pct).pct_depth(1).max_executions(200).explore(lost_update).unwrap();
+        let report =
+            Builder::new().strategy(SearchStrategy::Pct).pct_depth(1).max_executions(200).explore(lost_update).unwrap();
         assert_eq!((&report.outcome, report.executions), (&Outcome::Pass, 200), "{report}");
     }
 
