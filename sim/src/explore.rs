@@ -185,7 +185,9 @@ impl fmt::Display for Report {
                 preemptions,
                 plural(preemptions, "preemption")
             )?;
-            write_trace(f, &failure.trace)?;
+            // A diverging execution's end is its cycle, shown above.
+            let tail = if self.outcome.diverged() { 20 } else { 120 };
+            write_trace(f, &failure.trace, tail)?;
             if failure.leaked_actors > 0 {
                 writeln!(f, "note: {} thread(s) could not be unwound at teardown", failure.leaked_actors)?;
             }
@@ -203,12 +205,13 @@ impl fmt::Display for Report {
 /// end (the full trace stays in [`Failure::trace`]).
 const TRACE_PRINT_LIMIT: usize = 200;
 
-/// Writes `trace`, eliding the middle of a long one.
-fn write_trace(f: &mut fmt::Formatter<'_>, trace: &Trace) -> fmt::Result {
+/// Writes `trace`, eliding the middle of a long one but for its first 40
+/// and last `tail` steps.
+fn write_trace(f: &mut fmt::Formatter<'_>, trace: &Trace, tail: usize) -> fmt::Result {
     if trace.lines.len() <= TRACE_PRINT_LIMIT {
         return write!(f, "{trace}");
     }
-    let (head, tail) = (40, 120);
+    let head = 40;
     let part = |lines: &[crate::trace::TraceLine]| Trace { lines: lines.to_vec() };
     write!(f, "{}", part(&trace.lines[..head]))?;
     writeln!(f, "   ... {} steps not shown ...", trace.lines.len() - head - tail)?;
