@@ -98,6 +98,20 @@ fn a_token_from_another_version_of_the_program_is_rejected() {
 }
 
 #[test]
+fn a_schedule_that_repeats_a_pattern_has_a_short_token() {
+    // A livelock's schedule: a prefix, then one pattern over and over.
+    let mut choices = vec![0, 2, 1];
+    for _ in 0..5000 {
+        choices.extend([1, 2, 2, 1, 0]);
+    }
+    let schedule = Schedule { strategy: "dfs".into(), seed: None, choices, fingerprint: 7, fair: true };
+    let token = schedule.to_token();
+    // Run-length encoding alone would need two numbers per choice here.
+    assert!(token.len() < 48, "{token}");
+    assert_eq!(Schedule::from_token(&token).unwrap(), schedule);
+}
+
+#[test]
 fn malformed_tokens_get_clear_errors() {
     let cases: [(&str, TokenError, &str); 5] = [
         ("hello", TokenError::MissingPrefix, "not a samaritan replay token: it should start with `s2_`"),

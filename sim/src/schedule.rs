@@ -11,12 +11,17 @@
 //! has-seed u8, [seed u64 varint],
 //! flags u8 (bit 0: the fair scheduler was on; other bits zero),
 //! fingerprint u32 little-endian,
-//! run count varint, then per run: value varint, length varint,
+//! run count varint, then per run: head varint, length varint,
 //! checksum u16 little-endian (FNV-1a of everything before it, folded)
 //! ```
 //!
-//! Version 1 is the same without the flags byte, from before the fair
-//! scheduler; it is still read (as made without fairness).
+//! A run with an even head `2v` is `length` copies of the choice `v`; one
+//! with an odd head `2p + 1` repeats the choices from `p` back, `length`
+//! times (so a livelock's schedule, one pattern over and over, stays
+//! short).
+//!
+//! Version 1 had no flags byte and only the `v, length` runs, from before
+//! the fair scheduler; it is still read (as made without fairness).
 //!
 //! The format is an API boundary: a change bumps the version, and readers
 //! name the version they got when they cannot read it.
@@ -64,6 +69,8 @@ pub enum TokenError {
     TrailingBytes,
     /// The token sets flags this samaritan does not know.
     UnknownFlags,
+    /// A run repeats choices from before the start of the schedule.
+    BadBackReference,
 }
 
 impl fmt::Display for TokenError {
@@ -78,6 +85,7 @@ impl fmt::Display for TokenError {
             TokenError::Truncated => f.write_str("replay token is truncated"),
             TokenError::Checksum => f.write_str("replay token checksum does not match: it was altered or cut short"),
             TokenError::TrailingBytes => f.write_str("replay token has trailing data"),
+            TokenError::BadBackReference => f.write_str("replay token refers back past the start of its schedule"),
             TokenError::UnknownFlags => {
                 f.write_str("replay token sets flags this samaritan does not know: it was made by a newer version")
             }
@@ -107,8 +115,12 @@ impl Schedule {
         bytes.extend_from_slice(&self.fingerprint.to_le_bytes());
         let runs = runs(&self.choices);
         put_varint(&mut bytes, runs.len() as u64);
-        for (value, len) in runs {
-            put_varint(&mut bytes, u64::from(value));
+        for run in runs {
+            let (head, len) = match run {
+                Run::Same(value, len) => (u64::from(value) << 1, len),
+                Run::Copy(back, len) => ((back as u64) << 1 | 1, len),
+            };
+            put_varint(&mut bytes, head);
             put_varint(&mut bytes, len as u64);
         }
         let sum = checksum(&bytes);
@@ -162,14 +174,27 @@ impl Schedule {
         let f = r.take(4)?;
         let fingerprint = u32::from_le_bytes([f[0], f[1], f[2], f[3]]);
         let run_count = r.varint()?;
-        let mut choices = Vec::new();
+        let mut choices: Vec<u32> = Vec::new();
         for _ in 0..run_count {
-            let value = u32::try_from(r.varint()?).map_err(|_| TokenError::Truncated)?;
+            let head = r.varint()?;
             let len = r.varint()?;
             if len > (1 << 24) || choices.len() as u64 + len > (1 << 26) {
                 return Err(TokenError::Truncated);
             }
-            choices.extend(std::iter::repeat_n(value, len as usize));
+            if legacy || head & 1 == 0 {
+                let value = if legacy { head } else { head >> 1 };
+                let value = u32::try_from(value).map_err(|_| TokenError::Truncated)?;
+                choices.extend(std::iter::repeat_n(value, len as usize));
+            } else {
+                let back = head >> 1;
+                if back == 0 || back > choices.len() as u64 {
+                    return Err(TokenError::BadBackReference);
+                }
+                let from = choices.len() - back as usize;
+                for i in 0..len as usize {
+                    choices.push(choices[from + i]);
+                }
+            }
         }
         if r.at != content.len() {
             return Err(TokenError::TrailingBytes);
@@ -178,12 +203,38 @@ impl Schedule {
     }
 }
 
-fn runs(choices: &[u32]) -> Vec<(u32, usize)> {
-    let mut runs: Vec<(u32, usize)> = Vec::new();
-    for &c in choices {
-        match runs.last_mut() {
-            Some((value, len)) if *value == c => *len += 1,
-            _ => runs.push((c, 1)),
+/// One run of a token's choices.
+enum Run {
+    /// `.1` copies of the choice `.0`.
+    Same(u32, usize),
+    /// `.1` choices, each a copy of the one `.0` places back.
+    Copy(usize, usize),
+}
+
+/// Longest pattern a back reference repeats.
+const MAX_BACK: usize = 64;
+
+/// Splits `choices` into runs, greedily taking at each point whichever
+/// covers more: the run of one value, or the longest repetition of a
+/// pattern up to `MAX_BACK` choices long.
+fn runs(choices: &[u32]) -> Vec<Run> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < choices.len() {
+        let same = choices[i..].iter().take_while(|&&c| c == choices[i]).count();
+        let copy = (2..=MAX_BACK.min(i))
+            .map(|back| (back, choices[i..].iter().zip(&choices[i - back..]).take_while(|(a, b)| a == b).count()))
+            .max_by_key(|&(back, len)| (len, std::cmp::Reverse(back)));
+        match copy {
+            // A copy must beat the plain run by enough to pay for itself.
+            Some((back, len)) if len > same + 2 => {
+                runs.push(Run::Copy(back, len));
+                i += len;
+            }
+            _ => {
+                runs.push(Run::Same(choices[i], same));
+                i += same;
+            }
         }
     }
     runs
