@@ -38,5 +38,7 @@ pub(crate) fn spin_loop() {
 #[cfg(feature = "sim")]
 fn main() {
     let report = samaritan::Builder::new().max_steps(2000).explore(spin_loop).expect("valid settings");
-    println!("{report}");
+    println!("with the fair scheduler:\n{report}\n");
+    let unfair = samaritan::Builder::new().fairness(false).max_steps(2000).explore(spin_loop).expect("valid settings");
+    println!("without it: {}", unfair.outcome);
 }
