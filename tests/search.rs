@@ -155,6 +155,8 @@ mod sim {
         // at the first failure, having seen both.
         let report = Builder::new().strategy(SearchStrategy::Dfs).explore(lost_update).unwrap();
         assert_eq!(report.states, Some(2), "{report}");
+        // The first execution reaches 2, the failing one (the fourth) 1.
+        assert_eq!(report.coverage, [(1, 1), (4, 2)], "{report}");
         let report = Builder::new().strategy(SearchStrategy::Dfs).explore(|| {}).unwrap();
         assert_eq!(report.states, None);
     }

@@ -110,6 +110,9 @@ pub struct Report {
     /// Distinct abstract states the test named with
     /// `samaritan::coverage::state`, if it named any.
     pub states: Option<u64>,
+    /// How the count of distinct states grew: `(executions, states)` at
+    /// every execution that reached a new state, then at the end.
+    pub coverage: Vec<(u64, u64)>,
 }
 
 impl Report {
@@ -372,6 +375,7 @@ fn watchdog_report(config: &Config, strategy: &str, progress: &Progress, silent:
         completed_bound: None,
         bounded: false,
         states: None,
+        coverage: Vec::new(),
     }
     .with_strategy(strategy)
 }
@@ -411,6 +415,7 @@ fn explore_here(
         completed_bound: None,
         bounded: false,
         states: None,
+        coverage: Vec::new(),
     };
     let cell =
         RefCell::new(Execution::new(0, exec_config, std::ptr::null_mut::<Replay>(), &mut pool, progress.clone()));
@@ -439,6 +444,10 @@ fn explore_here(
         progress.executions.store(report.executions, Ordering::Relaxed);
         let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);
         strategy.end_execution(&outcome);
+        let states = exec.states.len() as u64;
+        if states > report.coverage.last().map_or(0, |&(_, s)| s) {
+            report.coverage.push((report.executions, states));
+        }
         if outcome.is_failure() || keep_last {
             let schedule = Schedule {
                 strategy: strategy.name().to_string(),
@@ -463,6 +472,9 @@ fn explore_here(
     report.bounded = strategy.bounded();
     let states = cell.borrow().states.len() as u64;
     report.states = (states > 0).then_some(states);
+    if states > 0 && report.coverage.last().is_some_and(|&(e, _)| e < report.executions) {
+        report.coverage.push((report.executions, states));
+    }
     drop(cell);
     POOL.with(|p| *p.borrow_mut() = Some(pool));
     report
