@@ -179,9 +179,11 @@ impl Execution {
         }
         let yielded = pending.op.is_yield();
         if self.config.fair {
-            self.fairness.clear_enabled();
-            self.fairness.mark_enabled(me.index());
-            self.fairness.settle();
+            if !self.fairness.idle() {
+                self.fairness.clear_enabled();
+                self.fairness.mark_enabled(me.index());
+                self.fairness.settle();
+            }
             self.fairness.scheduled(me.index(), yielded);
         }
         self.record(me, pending, 0, false);
@@ -212,7 +214,8 @@ impl Execution {
             None => (usize::MAX, false),
         };
         let fair = self.config.fair;
-        if fair {
+        let track = fair && !self.fairness.idle();
+        if track {
             self.fairness.clear_enabled();
         }
         for (i, (actor, view)) in self.actors.iter().zip(self.views.iter_mut()).enumerate() {
@@ -220,7 +223,7 @@ impl Execution {
             view.enabled = enabled;
             if enabled {
                 self.enabled.push(ActorId::from_index(i));
-                if fair {
+                if track {
                     self.fairness.mark_enabled(i);
                 }
             }
@@ -235,7 +238,7 @@ impl Execution {
         if self.steps >= self.config.max_steps {
             return self.end_at_bound();
         }
-        if fair {
+        if track {
             self.fairness.settle();
             if self.fairness.has_edges() {
                 // Line 7 of Algorithm 1: keep the actors no enabled actor has

@@ -26,8 +26,10 @@ type Word = u64;
 /// The state of Algorithm 1 for one execution.
 #[derive(Debug, Default)]
 pub(crate) struct Fairness {
-    /// Words per set.
+    /// Words per set; every row array holds `words * 64` rows.
     words: usize,
+    /// Actors of the running execution (rows in use).
+    actors: usize,
     /// Rows of `P`: row `t` holds every `u` with `(t, u)` in `P`.
     p: Vec<Word>,
     e: Vec<Word>,
@@ -47,21 +49,30 @@ pub(crate) struct Fairness {
 }
 
 impl Fairness {
-    /// Forgets everything, keeping capacity.
+    /// Forgets the last execution, keeping the memory: rows are cleared
+    /// as actors are added.
     pub(crate) fn reset(&mut self) {
-        self.words = 0;
-        for set in [&mut self.p, &mut self.e, &mut self.d, &mut self.s, &mut self.windowed, &mut self.before] {
-            set.clear();
+        self.actors = 0;
+        for set in [&mut self.windowed, &mut self.before, &mut self.after] {
+            set.iter_mut().for_each(|w| *w = 0);
         }
-        self.after.clear();
         self.any_windowed = false;
         self.edges = false;
         self.last = None;
     }
 
-    /// Makes room for actor `index`.
+    /// Makes room for actor `index`, the next one, with empty sets.
     pub(crate) fn add_actor(&mut self, index: usize) {
-        let words = index / 64 + 1;
+        self.widen(index / 64 + 1);
+        let w = self.words;
+        for rows in [&mut self.p, &mut self.e, &mut self.d, &mut self.s] {
+            rows[index * w..index * w + w].iter_mut().for_each(|x| *x = 0);
+        }
+        self.actors = self.actors.max(index + 1);
+    }
+
+    /// Grows every set to `words` words.
+    fn widen(&mut self, words: usize) {
         if words <= self.words {
             return;
         }
@@ -83,10 +94,24 @@ impl Fairness {
         self.words = words;
     }
 
+    /// Returns whether the scheduler has nothing to track: no actor has
+    /// yielded and the last step was not a yield. The caller may then skip
+    /// the enabled set ([`Fairness::clear_enabled`], `mark_enabled`,
+    /// `settle`) and only report the step ([`Fairness::scheduled`]); this
+    /// keeps programs that never yield at their cost without fairness.
+    #[inline]
+    pub(crate) fn idle(&self) -> bool {
+        !self.any_windowed && !self.edges && !matches!(self.last, Some((_, true)))
+    }
+
     /// Starts filling the enabled set of the current scheduling point.
     #[inline]
     pub(crate) fn clear_enabled(&mut self) {
-        self.after.iter_mut().for_each(|w| *w = 0);
+        if self.words == 1 {
+            self.after[0] = 0;
+        } else {
+            self.after.iter_mut().for_each(|w| *w = 0);
+        }
     }
 
     /// Marks actor `index` enabled at the current scheduling point.
@@ -98,6 +123,7 @@ impl Fairness {
     /// Settles the last step now that the enabled set after it is known
     /// (Algorithm 1, lines 13-29), and makes that set `curr.ES` for the
     /// next step.
+    #[inline]
     pub(crate) fn settle(&mut self) {
         if let Some((t, yielded)) = self.last.take() {
             if self.edges || self.any_windowed || yielded {
@@ -107,13 +133,14 @@ impl Fairness {
         std::mem::swap(&mut self.before, &mut self.after);
     }
 
+    #[inline(never)]
     fn update(&mut self, t: usize, yielded: bool) {
         let w = self.words;
         let (tw, tb) = (t / 64, 1 << (t % 64));
         // Line 13: t regains priority over everyone: drop edges into t.
         if self.edges {
             let mut any = false;
-            for row in self.p.chunks_exact_mut(w) {
+            for row in self.p[..self.actors * w].chunks_exact_mut(w) {
                 row[tw] &= !tb;
                 any |= row.iter().any(|&x| x != 0);
             }
