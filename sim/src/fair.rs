@@ -24,13 +24,20 @@
 type Word = u64;
 
 /// The state of Algorithm 1 for one execution.
+///
+/// The sets are laid out only once some actor yields (`tracking`): a
+/// program that never yields pays for nothing but [`Fairness::scheduled`].
 #[derive(Debug, Default)]
 pub(crate) struct Fairness {
-    /// Words per set; every row array holds `words * 64` rows.
-    words: usize,
-    /// Actors of the running execution (rows in use).
+    /// Actors of the running execution.
     actors: usize,
-    /// Rows of `P`: row `t` holds every `u` with `(t, u)` in `P`.
+    /// Whether the sets below are laid out for `actors` (since the first
+    /// yield of the execution).
+    tracking: bool,
+    /// Words per set.
+    words: usize,
+    /// Rows of `P`, `words` words each: row `t` holds every `u` with
+    /// `(t, u)` in `P`.
     p: Vec<Word>,
     e: Vec<Word>,
     d: Vec<Word>,
@@ -49,53 +56,64 @@ pub(crate) struct Fairness {
 }
 
 impl Fairness {
-    /// Forgets the last execution, keeping the memory: rows are cleared
-    /// as actors are added.
+    /// Forgets the last execution, keeping the memory.
     pub(crate) fn reset(&mut self) {
         self.actors = 0;
-        for set in [&mut self.windowed, &mut self.before, &mut self.after] {
-            set.iter_mut().for_each(|w| *w = 0);
-        }
+        self.tracking = false;
         self.any_windowed = false;
         self.edges = false;
         self.last = None;
     }
 
-    /// Makes room for actor `index`, the next one, with empty sets.
+    /// Counts actor `index`, the next one, with empty sets.
+    #[inline]
     pub(crate) fn add_actor(&mut self, index: usize) {
-        self.widen(index / 64 + 1);
-        let w = self.words;
-        for rows in [&mut self.p, &mut self.e, &mut self.d, &mut self.s] {
-            rows[index * w..index * w + w].iter_mut().for_each(|x| *x = 0);
+        self.actors = index + 1;
+        if self.tracking {
+            self.lay_out();
         }
-        self.actors = self.actors.max(index + 1);
     }
 
-    /// Grows every set to `words` words.
-    fn widen(&mut self, words: usize) {
-        if words <= self.words {
-            return;
-        }
-        let old = self.words;
-        let widen = |rows: &mut Vec<Word>| {
-            let count = rows.len().checked_div(old).unwrap_or(0);
-            let mut wide = vec![0; count.max(words * 64) * words];
-            for r in 0..count {
-                wide[r * words..r * words + old].copy_from_slice(&rows[r * old..r * old + old]);
+    /// Lays the sets out, empty, for every actor: when tracking starts, and
+    /// when an actor is added after that (the new rows and any extra word
+    /// start empty; existing bits are kept).
+    #[cold]
+    fn lay_out(&mut self) {
+        let words = self.actors.div_ceil(64).max(1);
+        let fresh = !self.tracking;
+        if fresh || words != self.words {
+            let keep = if fresh { 0 } else { self.words };
+            for rows in [&mut self.p, &mut self.e, &mut self.d, &mut self.s] {
+                if fresh {
+                    // Keeps the allocation of the last execution.
+                    rows.clear();
+                    rows.resize(self.actors * words, 0);
+                    continue;
+                }
+                let old = std::mem::take(rows);
+                rows.resize(self.actors * words, 0);
+                for r in 0..(old.len() / keep).min(self.actors) {
+                    rows[r * words..r * words + keep].copy_from_slice(&old[r * keep..r * keep + keep]);
+                }
             }
-            *rows = wide;
-        };
-        for rows in [&mut self.p, &mut self.e, &mut self.d, &mut self.s] {
-            widen(rows);
+            for set in [&mut self.windowed, &mut self.before, &mut self.after] {
+                if fresh {
+                    set.clear();
+                }
+                set.resize(words, 0);
+            }
+            self.words = words;
+        } else {
+            for rows in [&mut self.p, &mut self.e, &mut self.d, &mut self.s] {
+                rows.resize(self.actors * words, 0);
+            }
         }
-        for set in [&mut self.windowed, &mut self.before, &mut self.after] {
-            set.resize(words, 0);
-        }
-        self.words = words;
+        self.tracking = true;
     }
 
     /// Returns whether the scheduler has nothing to track: no actor has
-    /// yielded and the last step was not a yield. The caller may then skip
+    /// yielded and the last step was not a yield (when it is not idle, the
+    /// sets are laid out). The caller may then skip
     /// the enabled set ([`Fairness::clear_enabled`], `mark_enabled`,
     /// `settle`) and only report the step ([`Fairness::scheduled`]); this
     /// keeps programs that never yield at their cost without fairness.
@@ -140,7 +158,7 @@ impl Fairness {
         // Line 13: t regains priority over everyone: drop edges into t.
         if self.edges {
             let mut any = false;
-            for row in self.p[..self.actors * w].chunks_exact_mut(w) {
+            for row in self.p.chunks_exact_mut(w) {
                 row[tw] &= !tb;
                 any |= row.iter().any(|&x| x != 0);
             }
@@ -187,6 +205,9 @@ impl Fairness {
     #[inline]
     pub(crate) fn scheduled(&mut self, t: usize, yielded: bool) {
         self.last = Some((t, yielded));
+        if yielded && !self.tracking {
+            self.lay_out();
+        }
     }
 
     /// Returns whether actor `x` may be scheduled: no actor it has lost
@@ -234,9 +255,12 @@ mod tests {
         let mut enabled_sets: Vec<&[usize]> = steps.iter().map(|s| s.0).collect();
         enabled_sets.push(after);
         for (i, es) in enabled_sets.iter().enumerate() {
-            f.clear_enabled();
-            es.iter().for_each(|&a| f.mark_enabled(a));
-            f.settle();
+            // As the engine does: the enabled set only once tracking.
+            if !f.idle() {
+                f.clear_enabled();
+                es.iter().for_each(|&a| f.mark_enabled(a));
+                f.settle();
+            }
             if let Some(&(_, t, y)) = steps.get(i) {
                 assert!(f.allows(t), "step {i}: actor {t} is not allowed");
                 f.scheduled(t, y);
@@ -280,6 +304,25 @@ mod tests {
         assert_eq!(run(2, &steps, only_u), vec![1]);
         // Once t is enabled again (u released), t goes first.
         assert_eq!(run(2, &steps, both), vec![0]);
+    }
+
+    #[test]
+    fn actors_added_after_tracking_starts_get_empty_sets_across_a_word_boundary() {
+        let mut f = Fairness::default();
+        f.add_actor(0);
+        f.scheduled(0, true); // Tracking starts: actor 0's first yield.
+        for a in 1..70 {
+            f.add_actor(a);
+        }
+        let es = |f: &mut Fairness| {
+            f.clear_enabled();
+            [0, 69].iter().for_each(|&a| f.mark_enabled(a));
+            f.settle();
+        };
+        es(&mut f); // Opens 0's window with 0 and 69 enabled.
+        f.scheduled(0, true);
+        es(&mut f); // 69 stayed enabled and was never scheduled.
+        assert!(!f.allows(0) && f.allows(69));
     }
 
     #[test]
