@@ -178,8 +178,8 @@ impl Execution {
             return false;
         }
         let yielded = pending.op.is_yield();
-        if self.config.fair {
-            if !self.fairness.idle() {
+        if self.config.fair && (yielded || self.fairness.tracking()) {
+            if self.fairness.tracking() {
                 self.fairness.clear_enabled();
                 self.fairness.mark_enabled(me.index());
                 self.fairness.settle();
@@ -214,7 +214,7 @@ impl Execution {
             None => (usize::MAX, false),
         };
         let fair = self.config.fair;
-        let track = fair && !self.fairness.idle();
+        let track = fair && self.fairness.tracking();
         if track {
             self.fairness.clear_enabled();
         }
@@ -266,7 +266,7 @@ impl Execution {
         }
         let pending = self.actors[chosen.index()].pending.expect("an enabled actor has a pending operation");
         let yielded = pending.op.is_yield();
-        if fair {
+        if fair && (yielded || track) {
             self.fairness.scheduled(chosen.index(), yielded);
         }
         self.record(chosen, pending, 0, !yielding && current.is_some_and(|c| c != chosen));

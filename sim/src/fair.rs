@@ -111,15 +111,14 @@ impl Fairness {
         self.tracking = true;
     }
 
-    /// Returns whether the scheduler has nothing to track: no actor has
-    /// yielded and the last step was not a yield (when it is not idle, the
-    /// sets are laid out). The caller may then skip
-    /// the enabled set ([`Fairness::clear_enabled`], `mark_enabled`,
-    /// `settle`) and only report the step ([`Fairness::scheduled`]); this
-    /// keeps programs that never yield at their cost without fairness.
+    /// Returns whether the scheduler tracks this execution: since its
+    /// first yield. Until then it has nothing to do: the caller skips the
+    /// enabled set ([`Fairness::clear_enabled`], `mark_enabled`, `settle`)
+    /// and reports only yields ([`Fairness::scheduled`]), so a program that
+    /// never yields costs what it costs without fairness.
     #[inline]
-    pub(crate) fn idle(&self) -> bool {
-        !self.any_windowed && !self.edges && !matches!(self.last, Some((_, true)))
+    pub(crate) fn tracking(&self) -> bool {
+        self.tracking
     }
 
     /// Starts filling the enabled set of the current scheduling point.
@@ -201,7 +200,8 @@ impl Fairness {
     }
 
     /// Records that actor `t` takes the next step, and whether it is a
-    /// yield; settled at the next scheduling point.
+    /// yield; settled at the next scheduling point. Needed only while
+    /// tracking or for a yield (which starts tracking).
     #[inline]
     pub(crate) fn scheduled(&mut self, t: usize, yielded: bool) {
         self.last = Some((t, yielded));
@@ -256,14 +256,16 @@ mod tests {
         enabled_sets.push(after);
         for (i, es) in enabled_sets.iter().enumerate() {
             // As the engine does: the enabled set only once tracking.
-            if !f.idle() {
+            if f.tracking() {
                 f.clear_enabled();
                 es.iter().for_each(|&a| f.mark_enabled(a));
                 f.settle();
             }
             if let Some(&(_, t, y)) = steps.get(i) {
                 assert!(f.allows(t), "step {i}: actor {t} is not allowed");
-                f.scheduled(t, y);
+                if f.tracking() || y {
+                    f.scheduled(t, y);
+                }
             }
         }
         after.iter().copied().filter(|&a| f.allows(a)).collect()
