@@ -23,6 +23,10 @@
 //!   executions it took) on three small models;
 //! - the process's resident memory while samaritan runs many executions.
 //!
+//! `benches/table2.rs` (samaritan only) redoes the dining-philosophers rows
+//! of the fair stateless model checking paper's Table 2: distinct states
+//! reached with and without the fair scheduler.
+//!
 //! `examples/hot.rs` runs one of the samaritan measurements in a loop for a
 //! profiler (`perf record`, `valgrind --tool=callgrind`).
 //!

@@ -5,7 +5,8 @@
 //! Environment: `BENCH_REPS` (repetitions per measurement, default 5),
 //! `BENCH_FULL=1` (run the capped searches to exhaustion),
 //! `BENCH_MEMORY_EXECUTIONS` (executions of the memory run, default
-//! 1000000), `BENCH_MEMORY_SECONDS` (its time cap, default 30).
+//! 1000000), `BENCH_MEMORY_SECONDS` (its time cap, default 30),
+//! `BENCH_FAIRNESS=0` (samaritan without its fair scheduler; on by default).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -57,12 +58,15 @@ struct Plan {
     memory_executions: u64,
     /// Time cap of the memory run, in seconds.
     memory_seconds: u64,
+    /// Whether samaritan runs with its fair scheduler (`BENCH_FAIRNESS`).
+    fairness: bool,
 }
 
 fn plan() -> &'static Plan {
     static PLAN: OnceLock<Plan> = OnceLock::new();
     PLAN.get_or_init(|| {
         let exhaust = std::env::var("BENCH_FULL").is_ok_and(|v| v == "1");
+        let fairness = env_number("BENCH_FAIRNESS", 1) != 0;
         if std::env::args().any(|a| a == "--bench") {
             Plan {
                 full_run: true,
@@ -75,6 +79,7 @@ fn plan() -> &'static Plan {
                 random_executions: 100_000,
                 memory_executions: env_number("BENCH_MEMORY_EXECUTIONS", 1_000_000),
                 memory_seconds: env_number("BENCH_MEMORY_SECONDS", 30),
+                fairness,
             }
         } else {
             Plan {
@@ -88,6 +93,7 @@ fn plan() -> &'static Plan {
                 random_executions: 1_000,
                 memory_executions: 10_000,
                 memory_seconds: 30,
+                fairness,
             }
         }
     })
@@ -113,10 +119,11 @@ enum Search {
 
 const EXHAUSTIVE: Search = Search::Dfs { cap: None };
 
-/// Runs `f` under samaritan; returns the number of executions.
+/// Runs `f` under samaritan; returns the number of executions. Every
+/// search pins its strategy (the default is ICB) and the fairness setting.
 fn run_samaritan(search: Search, f: impl Fn() + Send + Sync + 'static) -> u64 {
     use samaritan::{Builder, SearchStrategy};
-    let builder = Builder::new().max_steps(u64::MAX);
+    let builder = Builder::new().max_steps(u64::MAX).fairness(plan().fairness);
     let builder = match search {
         Search::Once => builder.strategy(SearchStrategy::Dfs).max_executions(1),
         Search::RoundRobin => builder.strategy(SearchStrategy::RoundRobin),
@@ -319,7 +326,11 @@ fn main() {
     if !plan().full_run {
         println!("quick pass (no --bench): sizes are tiny, the numbers mean nothing");
     }
-    println!("samaritan vs shuttle 0.9 vs loom 0.7 (median of {} repetitions, release)", plan().reps);
+    println!(
+        "samaritan (fair scheduler {}) vs shuttle 0.9 vs loom 0.7 (median of {} repetitions, release)",
+        if plan().fairness { "on" } else { "off, BENCH_FAIRNESS=0" },
+        plan().reps
+    );
     println!();
     print!("{}", render(&rows));
     println!();
@@ -350,6 +361,7 @@ fn memory_run() {
     let (elapsed, report) = time(|| {
         Builder::new()
             .strategy(SearchStrategy::Random)
+            .fairness(plan().fairness)
             .max_executions(executions)
             .max_time(Duration::from_secs(seconds))
             .explore(|| {
