@@ -7,7 +7,7 @@ use std::time::Duration;
 use samaritan_sim::{Config, Report, Schedule, Strategy, TokenError};
 use samaritan_strategies::{Dfs, Icb, Pct, Random, RoundRobin};
 
-use crate::env;
+use crate::{env, persist};
 
 /// Which search to run.
 #[non_exhaustive]
@@ -106,6 +106,14 @@ pub struct Builder {
     pub spurious_failures: bool,
     /// A token to replay instead of exploring. Defaults to `SAMARITAN_REPLAY`.
     pub replay: Option<String>,
+    /// Whether a failing schedule is shrunk (fewer preemptions, threads and
+    /// steps) before it is reported. Defaults to `SAMARITAN_MINIMIZE`, else
+    /// on.
+    pub minimize: bool,
+    /// Whether [`Builder::check`] keeps failing schedules under
+    /// `target/samaritan/failures/<test>/` and replays them first on the
+    /// next run. Defaults to `SAMARITAN_PERSIST`, else on.
+    pub persist: bool,
     env_error: Option<Error>,
 }
 
@@ -170,6 +178,8 @@ impl Builder {
         };
         let spurious = flag(get, env::SPURIOUS_FAILURES, &mut err);
         let fairness = flag(get, env::FAIRNESS, &mut err);
+        let minimize = flag(get, env::MINIMIZE, &mut err);
+        let persist = flag(get, env::PERSIST, &mut err);
         let pct_depth = match parse::<u32>(get, env::PCT_DEPTH, "a depth of at least 1", &mut err) {
             Some(0) => {
                 err.get_or_insert(Error::InvalidEnv {
@@ -198,6 +208,8 @@ impl Builder {
             ),
             spurious_failures: spurious,
             replay: get(env::REPLAY).filter(|t| !t.trim().is_empty()),
+            minimize,
+            persist,
             env_error: err,
         }
     }
@@ -218,6 +230,19 @@ impl Builder {
     /// waits for another thread runs into the step bound.
     pub fn fairness(mut self, on: bool) -> Builder {
         self.fairness = on;
+        self
+    }
+
+    /// Turns failure persistence (see [`Builder::check`]) on or off.
+    pub fn persist(mut self, on: bool) -> Builder {
+        self.persist = on;
+        self
+    }
+
+    /// Turns failure minimization on or off. Off, the report shows the
+    /// failing schedule as the search found it.
+    pub fn minimize(mut self, on: bool) -> Builder {
+        self.minimize = on;
         self
     }
 
@@ -282,6 +307,7 @@ impl Builder {
         config.watchdog = self.watchdog;
         config.stack_size = self.stack_size;
         config.spurious_failures = self.spurious_failures;
+        config.minimize = self.minimize;
         config.test_name = std::thread::current().name().map(str::to_string);
         config
     }
@@ -323,13 +349,46 @@ impl Builder {
     }
 
     /// Explores `f` and panics with the failure report if it finds a bug.
+    ///
+    /// Unless persistence is off ([`Builder::persist`],
+    /// `SAMARITAN_PERSIST=0`) or a token is being replayed, a failure is
+    /// also written under `target/samaritan/failures/<test>/` (the test is
+    /// the calling thread's name, as the test harness sets it), and every
+    /// failure persisted there by earlier runs is replayed before the
+    /// search: one that still fails is reported at once; one that passes
+    /// (fixed) or no longer fits the program (changed) is deleted.
+    /// [`Builder::explore`] never touches persisted failures.
     #[track_caller]
     pub fn check<F>(&self, f: F)
     where
         F: Fn() + Send + Sync + 'static,
     {
-        match self.explore(f) {
-            Ok(report) if report.is_failure() => panic!("{report}"),
+        let f = Arc::new(f);
+        let test = std::thread::current().name().filter(|n| *n != "main").map(str::to_string);
+        let dir = test
+            .filter(|_| self.persist && self.replay.is_none() && self.env_error.is_none())
+            .and_then(|t| persist::dir(&t));
+        if let Some(dir) = &dir {
+            for (path, token) in persist::tokens(dir) {
+                let g = f.clone();
+                match self.replay(&token, move || g()) {
+                    Ok(report) if persist::still_fails(&report) => panic!(
+                        "{report}\nnote: this failure was persisted by an earlier run at {}; it is replayed first until it passes (SAMARITAN_PERSIST=0 turns this off)",
+                        path.display()
+                    ),
+                    // Fixed, changed beyond replay, or unreadable.
+                    _ => persist::forget(&path),
+                }
+            }
+        }
+        match self.explore(move || f()) {
+            Ok(report) if report.is_failure() => match dir.as_deref().and_then(|d| persist::save(d, &report)) {
+                Some(path) => panic!(
+                    "{report}\nnote: persisted at {}: the next run of this test replays it first",
+                    path.display()
+                ),
+                None => panic!("{report}"),
+            },
             Ok(_) => {}
             Err(err) => panic!("samaritan: {err}"),
         }
@@ -387,12 +446,14 @@ mod tests {
             ("SAMARITAN_PREEMPTIONS", "3"),
             ("SAMARITAN_FAIRNESS", "0"),
             ("SAMARITAN_PCT_DEPTH", "4"),
+            ("SAMARITAN_MINIMIZE", "0"),
+            ("SAMARITAN_PERSIST", "0"),
         ]);
         assert_eq!(b.strategy, SearchStrategy::Random);
-        assert_eq!((b.preemption_bound, b.fairness, b.pct_depth), (3, false, 4));
+        assert_eq!((b.preemption_bound, b.fairness, b.pct_depth, b.persist), (3, false, 4, false));
         assert_eq!((b.max_steps, b.max_executions, b.seed, b.stack_size), (500, Some(7), 42, 65536));
         assert_eq!((b.max_time, b.watchdog), (Some(Duration::from_millis(1500)), Duration::from_millis(250)));
-        assert!(!b.spurious_failures);
+        assert!(!b.spurious_failures && !b.minimize);
         assert_eq!(b.replay.as_deref(), Some("s2_abc"));
         assert_eq!(b.env_error, None);
     }
@@ -401,10 +462,10 @@ mod tests {
     fn an_empty_environment_gives_the_documented_defaults() {
         let b = from(&[]);
         assert_eq!(b.strategy, SearchStrategy::Icb);
-        assert_eq!((b.preemption_bound, b.fairness, b.pct_depth), (2, true, 3));
+        assert_eq!((b.preemption_bound, b.fairness, b.pct_depth, b.persist), (2, true, 3, true));
         assert_eq!((b.max_steps, b.max_executions, b.seed, b.stack_size), (100_000, None, 0, 2 << 20));
         assert_eq!((b.max_time, b.watchdog), (None, Duration::from_secs(10)));
-        assert!(b.spurious_failures);
+        assert!(b.spurious_failures && b.minimize);
         assert_eq!(b.replay, None);
     }
 

@@ -27,3 +27,10 @@ pub const PREEMPTIONS: &str = "SAMARITAN_PREEMPTIONS";
 pub const FAIRNESS: &str = "SAMARITAN_FAIRNESS";
 /// Bug depth for `pct` (default 3).
 pub const PCT_DEPTH: &str = "SAMARITAN_PCT_DEPTH";
+/// Whether a failing schedule is minimized before it is reported: `1`
+/// (default) or `0`.
+pub const MINIMIZE: &str = "SAMARITAN_MINIMIZE";
+/// Whether `check` persists failing schedules under
+/// `target/samaritan/failures/<test>/` and replays them first on the next
+/// run: `1` (default) or `0`.
+pub const PERSIST: &str = "SAMARITAN_PERSIST";

@@ -78,6 +78,14 @@ mod check;
 pub mod coverage;
 #[cfg(feature = "sim")]
 pub mod env;
+#[cfg(feature = "sim")]
+mod persist;
+#[cfg(feature = "sim")]
+pub mod snapshot;
+
+#[cfg(all(feature = "sim", feature = "insta"))]
+#[doc(hidden)]
+pub use insta as __insta;
 #[cfg(not(feature = "sim"))]
 mod production;
 
@@ -88,7 +96,8 @@ pub use production::check;
 
 #[cfg(feature = "sim")]
 pub use samaritan_sim::{
-    BlockedActor, CycleStep, Deadlock, Failure, Op, Outcome, Report, Schedule, TokenError, Trace, TraceLine,
+    BlockedActor, CycleStep, Deadlock, Failure, Op, Outcome, Report, Schedule, Shrink, Size, TokenError, Trace,
+    TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
 };
 
 pub use samaritan_runtime::{hint, thread, thread_local};

@@ -50,7 +50,7 @@ fn check_and_replay_reproduce_a_failure_from_its_token() {
     )));
 
     // A bad token in the environment is a clear error, not a search.
-    std::env::set_var("SAMARITAN_REPLAY", "s2_garbage");
+    std::env::set_var("SAMARITAN_REPLAY", "s2_garbagA");
     let bad = panic_message(|| samaritan::check(lost_update));
     std::env::remove_var("SAMARITAN_REPLAY");
     assert_eq!(bad, "samaritan: replay token checksum does not match: it was altered or cut short");

@@ -423,16 +423,21 @@ mod sim {
                 UNWOUND.fetch_add(1, StdOrdering::SeqCst);
             }
         }
-        let report = dfs(|| {
-            let on_main_stack = StdAtomicUsize::new(0);
-            thread::scope(|s| {
-                let h = s.spawn(|| {
-                    let _guard = Guard(&on_main_stack);
-                    thread::park();
+        // Without minimization, whose extra runs would unwind t1 again.
+        let report = samaritan::Builder::new()
+            .strategy(samaritan::SearchStrategy::Dfs)
+            .minimize(false)
+            .explore(|| {
+                let on_main_stack = StdAtomicUsize::new(0);
+                thread::scope(|s| {
+                    let h = s.spawn(|| {
+                        let _guard = Guard(&on_main_stack);
+                        thread::park();
+                    });
+                    h.join().unwrap();
                 });
-                h.join().unwrap();
-            });
-        });
+            })
+            .unwrap();
         let Outcome::Deadlock(deadlock) = &report.outcome else { panic!("{report}") };
         assert_eq!(
             rows(deadlock),

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::actor::StackPool;
 use crate::execution::{ExecConfig, Execution};
+use crate::minimize::Shrink;
 use crate::outcome::Outcome;
 use crate::run::run_execution;
 use crate::schedule::{Replay, Schedule};
@@ -42,6 +43,9 @@ pub struct Config {
     pub fairness: bool,
     /// The test's name, for the replay command in reports.
     pub test_name: Option<String>,
+    /// Whether a failing schedule is shrunk before it is reported (fewer
+    /// preemptions, threads and steps; see [`Shrink`]).
+    pub minimize: bool,
 }
 
 impl Default for Config {
@@ -55,6 +59,7 @@ impl Default for Config {
             spurious_failures: true,
             fairness: true,
             test_name: None,
+            minimize: true,
         }
     }
 }
@@ -113,6 +118,9 @@ pub struct Report {
     /// How the count of distinct states grew: `(executions, states)` at
     /// every execution that reached a new state, then at the end.
     pub coverage: Vec<(u64, u64)>,
+    /// How much the failing schedule was shrunk before it was reported,
+    /// when it was minimized ([`Config::minimize`]).
+    pub shrink: Option<Shrink>,
 }
 
 impl Report {
@@ -168,6 +176,9 @@ impl fmt::Display for Report {
         writeln!(f, "samaritan found a bug in execution {} (strategy {})", self.executions, self.strategy)?;
         writeln!(f)?;
         writeln!(f, "{}", self.outcome)?;
+        if let Some(shrink) = self.shrink.filter(Shrink::shrank) {
+            writeln!(f, "\n{shrink}")?;
+        }
         if let (Some(c), Some(failure)) = (self.completed_bound, &self.failure) {
             let p = failure.trace.preemptions();
             writeln!(
@@ -236,12 +247,15 @@ pub type Body = Arc<dyn Fn() + Send + Sync + 'static>;
 /// Explores `body` under `strategy` on a fresh OS thread, with a watchdog.
 ///
 /// The search runs without recording traces. When it finds a failure, the
-/// failing schedule is replayed once more, on a fresh thread and with the
-/// trace on, to build the report; a replay that ends differently is
-/// reported as nondeterminism.
+/// failing schedule is minimized ([`Config::minimize`]), then replayed once
+/// more, on a fresh thread and with the trace on, to build the report; a
+/// replay that ends differently is reported as nondeterminism.
 pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -> Report {
     let mut report = explore_with(config.clone(), strategy, body.clone(), false, false);
-    let Some(found) = report.failure.take() else { return report };
+    let Some(mut found) = report.failure.take() else { return report };
+    if config.minimize {
+        report.shrink = crate::minimize::minimize(&config, &mut found.schedule, &report.outcome, &body);
+    }
     let traced = replay(config, found.schedule.clone(), body);
     match traced.failure {
         // A nondeterministic program cannot be trusted to replay: keep the
@@ -301,7 +315,7 @@ pub fn replay(mut config: Config, schedule: Schedule, body: Body) -> Report {
     report
 }
 
-fn explore_with(
+pub(crate) fn explore_with(
     config: Config,
     strategy: Box<dyn Strategy + Send>,
     body: Body,
@@ -376,6 +390,7 @@ fn watchdog_report(config: &Config, strategy: &str, progress: &Progress, silent:
         bounded: false,
         states: None,
         coverage: Vec::new(),
+        shrink: None,
     }
     .with_strategy(strategy)
 }
@@ -416,6 +431,7 @@ fn explore_here(
         bounded: false,
         states: None,
         coverage: Vec::new(),
+        shrink: None,
     };
     let cell =
         RefCell::new(Execution::new(0, exec_config, std::ptr::null_mut::<Replay>(), &mut pool, progress.clone()));

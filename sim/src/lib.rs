@@ -22,6 +22,7 @@ mod execution;
 mod explore;
 mod fair;
 mod liveness;
+mod minimize;
 mod op;
 mod outcome;
 mod panics;
@@ -29,13 +30,16 @@ mod run;
 mod schedule;
 mod strategy;
 mod trace;
+mod trace_parse;
 mod worker;
 
 pub mod rt;
 
 pub use explore::{explore, replay, Body, Config, Failure, Report};
+pub use minimize::{Shrink, Size};
 pub use op::{ActorId, ObjectId, Op};
 pub use outcome::{BlockedActor, CycleStep, Deadlock, Outcome};
 pub use schedule::{Replay, Schedule, TokenError, TOKEN_VERSION};
 pub use strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
-pub use trace::{Trace, TraceLine};
+pub use trace::{Trace, TraceLine, TRACE_VERSION};
+pub use trace_parse::TraceError;

@@ -121,6 +121,47 @@ impl Op {
         matches!(self, Op::Yield | Op::Sleep | Op::SpinLoop | Op::ParkTimeout | Op::WaitTimeout | Op::RecvTimeout)
     }
 
+    /// Every operation, in declaration order.
+    pub const ALL: [Op; 32] = [
+        Op::Spawn,
+        Op::Join,
+        Op::Yield,
+        Op::Sleep,
+        Op::SpinLoop,
+        Op::Park,
+        Op::ParkTimeout,
+        Op::Unpark,
+        Op::Lock,
+        Op::TryLock,
+        Op::Unlock,
+        Op::ReadLock,
+        Op::TryReadLock,
+        Op::ReadUnlock,
+        Op::Wait,
+        Op::WaitTimeout,
+        Op::NotifyOne,
+        Op::NotifyAll,
+        Op::BarrierWait,
+        Op::CallOnce,
+        Op::Load,
+        Op::Store,
+        Op::Rmw,
+        Op::CompareExchange,
+        Op::Fence,
+        Op::Send,
+        Op::TrySend,
+        Op::Recv,
+        Op::TryRecv,
+        Op::RecvTimeout,
+        Op::Close,
+        Op::Choose,
+    ];
+
+    /// Returns the operation whose trace name is `name`.
+    pub fn from_name(name: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|op| op.name() == name)
+    }
+
     /// Returns the short lowercase name used in traces.
     pub fn name(self) -> &'static str {
         match self {

@@ -273,6 +273,11 @@ fn decode_base64(text: &str, offset: usize) -> Result<Vec<u8>, TokenError> {
             acc &= (1 << bits) - 1;
         }
     }
+    // A canonical encoding ends on a whole character with its spare bits
+    // zero: otherwise two texts would read as one token.
+    if bits >= 6 || acc != 0 {
+        return Err(TokenError::InvalidCharacter(offset + text.len() - 1));
+    }
     Ok(out)
 }
 

@@ -1,8 +1,20 @@
 //! The readable record of an execution: one line per step.
 //!
-//! Format (version 1), one line per step:
-//! `index  actor  op  object  location  [marks]`, where marks are
-//! `preempt` (the previous actor could have gone on) and `yield`.
+//! Format, version 1 ([`TRACE_VERSION`]), one line per step, fields
+//! separated by whitespace:
+//!
+//! ```text
+//! index  actor  op[=value]  object  location  [<- preempt]  [(yield)]
+//! ```
+//!
+//! `object` is `-` when there is none; `value` is given for data choices
+//! (`choose=1`). `<- preempt` marks a switch away from an actor that could
+//! have gone on, `(yield)` a yielding operation. An actor, object or
+//! location that is empty, holds whitespace or a control character, or
+//! starts with `"`, `-`, `<` or `(`, is written as a Rust string literal
+//! (`"my thread"`), so that every line reads back exactly
+//! ([`Trace::parse`](crate::Trace::parse)). A file may start with the line
+//! `# samaritan trace v1`; other lines starting with `#` are comments.
 
 use std::fmt;
 use std::panic::Location;
@@ -54,10 +66,35 @@ impl Trace {
     }
 }
 
+/// The trace format version [`Trace`]'s `Display` writes and
+/// [`Trace::parse`](crate::Trace::parse) reads.
+pub const TRACE_VERSION: u32 = 1;
+
+/// Writes `text` as one field: bare when it reads back as itself, else as
+/// a Rust string literal.
+pub(crate) fn field(text: &str) -> std::borrow::Cow<'_, str> {
+    let plain = !text.is_empty()
+        && !text.starts_with(['"', '-', '<', '('])
+        && !text.chars().any(|c| c.is_whitespace() || c.is_control());
+    if plain {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(format!("{text:?}"))
+    }
+}
+
+impl Trace {
+    /// Returns the trace as a file: a version line, then the steps.
+    pub fn to_file(&self) -> String {
+        format!("# samaritan trace v{TRACE_VERSION}\n{self}")
+    }
+}
+
 impl fmt::Display for Trace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let actor_w = self.lines.iter().map(|l| l.actor.len()).max().unwrap_or(4).max(4);
-        let object_w = self.lines.iter().map(|l| l.object.as_deref().map_or(1, str::len)).max().unwrap_or(1);
+        let actor_w = self.lines.iter().map(|l| field(&l.actor).chars().count()).max().unwrap_or(4).max(4);
+        let object_w =
+            self.lines.iter().map(|l| l.object.as_deref().map_or(1, |o| field(o).chars().count())).max().unwrap_or(1);
         for line in &self.lines {
             let op = match line.value {
                 Some(v) => format!("{}={v}", line.op),
@@ -74,10 +111,10 @@ impl fmt::Display for Trace {
                 f,
                 "{:>4}  {:<actor_w$}  {:<16}  {:<object_w$}  {}{}",
                 line.index,
-                line.actor,
+                field(&line.actor),
                 op,
-                line.object.as_deref().unwrap_or("-"),
-                line.location,
+                line.object.as_deref().map_or(std::borrow::Cow::Borrowed("-"), field),
+                field(&line.location),
                 marks,
             )?;
         }

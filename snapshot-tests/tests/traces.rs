@@ -2,30 +2,7 @@
 #![cfg(feature = "sim")]
 
 use samaritan::sync::{Arc, Mutex};
-use samaritan::{thread, Builder, Report, SearchStrategy};
-
-/// The record a snapshot holds: the summary, the verdict and the trace.
-fn record(report: &Report) -> String {
-    let mut out = format!(
-        "strategy: {}\nexecutions: {}\nexhausted: {}\nverdict: {}\n",
-        report.strategy, report.executions, report.exhausted, report.outcome
-    );
-    if let Some(bound) = report.completed_bound {
-        out.push_str(&format!(
-            "every execution with <= {bound} preemptions explored; more beyond: {}\n",
-            report.bounded
-        ));
-    }
-    if let Some(failure) = &report.failure {
-        out.push_str(&format!(
-            "preemptions: {}\ntoken: {}\n\n{}",
-            failure.trace.preemptions(),
-            failure.token,
-            failure.trace
-        ));
-    }
-    out
-}
+use samaritan::{thread, Builder, SearchStrategy};
 
 /// Explores `f` with `strategy` and snapshots the record under `name`.
 #[track_caller]
@@ -36,7 +13,7 @@ fn check<F: Fn() + Send + Sync + 'static>(name: &str, strategy: SearchStrategy, 
         description => format!("strategy {strategy:?}, seed {seed}, max 10000 executions"),
         omit_expression => true,
     }, {
-        insta::assert_snapshot!(name, record(&report));
+        samaritan::assert_trace_snapshot!(name, report);
     });
 }
 

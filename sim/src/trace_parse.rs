@@ -1,0 +1,228 @@
+//! Reading a trace back from its text (the format in the `trace` module).
+//!
+//! Invariant: `Trace::parse(&trace.to_string())` gives `trace` back for any
+//! trace, and no input makes the parser panic: it returns a
+//! [`TraceError`] naming the line.
+
+use std::fmt;
+
+use crate::op::Op;
+use crate::trace::{Trace, TraceLine, TRACE_VERSION};
+
+/// Why a trace could not be read.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceError {
+    /// The version line names a format this samaritan cannot read.
+    UnsupportedVersion(String),
+    /// A step line does not fit the format.
+    Line {
+        /// The line number, from 1.
+        line: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceError::UnsupportedVersion(v) => {
+                write!(f, "trace format {v:?} is not supported: this samaritan reads version {TRACE_VERSION}")
+            }
+            TraceError::Line { line, problem } => write!(f, "trace line {line}: {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+impl Trace {
+    /// Reads a trace written by `Display` (or [`Trace::to_file`]).
+    ///
+    /// Blank lines and lines starting with `#` are skipped, except a
+    /// version line `# samaritan trace vN`, which must name version 1. A
+    /// report's trace with elided steps (`... N steps not shown ...`)
+    /// cannot be read back.
+    pub fn parse(text: &str) -> Result<Trace, TraceError> {
+        let mut lines = Vec::new();
+        for (number, raw) in text.lines().enumerate() {
+            let number = number + 1;
+            let line = raw.trim();
+            if let Some(version) = line.strip_prefix("# samaritan trace ") {
+                if version != format!("v{TRACE_VERSION}") {
+                    return Err(TraceError::UnsupportedVersion(version.to_string()));
+                }
+                continue;
+            }
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let step = parse_line(line, lines.len()).map_err(|problem| TraceError::Line { line: number, problem })?;
+            lines.push(step);
+        }
+        Ok(Trace { lines })
+    }
+}
+
+/// Reads one step line; `expected` is the index it must carry.
+fn parse_line(line: &str, expected: usize) -> Result<TraceLine, String> {
+    if line.starts_with("...") {
+        return Err("steps are elided here: only a whole trace can be read back".to_string());
+    }
+    let mut fields = Fields { rest: line, quoted: false };
+    let index = fields.next()?.ok_or("the line is empty")?;
+    let index: usize = index.parse().map_err(|_| format!("{index:?} is not a step index"))?;
+    if index != expected {
+        return Err(format!("step {index} where step {expected} was expected"));
+    }
+    let actor = fields.next()?.ok_or("the thread is missing")?;
+    let op = fields.next()?.ok_or("the operation is missing")?;
+    let (name, value) = match op.split_once('=') {
+        Some((name, value)) => {
+            (name.to_string(), Some(value.parse::<u32>().map_err(|_| format!("{value:?} is not a choice value"))?))
+        }
+        None => (op, None),
+    };
+    let op = Op::from_name(&name).ok_or_else(|| format!("{name:?} is not an operation"))?;
+    let object = fields.next()?.ok_or("the object is missing")?;
+    let object = (object != "-" || fields.quoted).then_some(object);
+    let location = fields.next()?.ok_or("the location is missing")?;
+    let (mut preempt, mut yielded) = (false, false);
+    while let Some(mark) = fields.next()? {
+        match mark.as_str() {
+            "<-" if !preempt && fields.next()?.as_deref() == Some("preempt") => preempt = true,
+            "(yield)" if !yielded => yielded = true,
+            other => return Err(format!("{other:?} is not a mark (expected `<- preempt` or `(yield)`)")),
+        }
+    }
+    if yielded != op.is_yield() {
+        return Err(format!(
+            "`(yield)` must mark exactly the yielding operations, and {op} is {}one",
+            ["not ", ""][usize::from(op.is_yield())]
+        ));
+    }
+    Ok(TraceLine { index, actor, op, object, location, value, preempt })
+}
+
+/// The whitespace-separated fields of a line, quoted ones unescaped.
+struct Fields<'a> {
+    rest: &'a str,
+    /// Whether the field read last was quoted.
+    quoted: bool,
+}
+
+impl Fields<'_> {
+    fn next(&mut self) -> Result<Option<String>, String> {
+        self.rest = self.rest.trim_start();
+        if self.rest.is_empty() {
+            return Ok(None);
+        }
+        self.quoted = self.rest.starts_with('"');
+        if let Some(quoted) = self.rest.strip_prefix('"') {
+            let (text, used) = unquote(quoted)?;
+            self.rest = &quoted[used..];
+            if self.rest.chars().next().is_some_and(|c| !c.is_whitespace()) {
+                return Err("a quoted field must be followed by a space".to_string());
+            }
+            return Ok(Some(text));
+        }
+        let end = self.rest.find(char::is_whitespace).unwrap_or(self.rest.len());
+        let (field, rest) = self.rest.split_at(end);
+        self.rest = rest;
+        Ok(Some(field.to_string()))
+    }
+}
+
+/// Reads a Rust string literal's body (after its opening quote) up to its
+/// closing quote; returns the text and the bytes used, quote included.
+fn unquote(text: &str) -> Result<(String, usize), String> {
+    let mut out = String::new();
+    let mut chars = text.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '"' => return Ok((out, at + 1)),
+            '\\' => {
+                let (_, e) = chars.next().ok_or("a quoted field ends inside an escape")?;
+                out.push(match e {
+                    'n' => '\n',
+                    'r' => '\r',
+                    't' => '\t',
+                    '0' => '\0',
+                    '\\' | '"' | '\'' => e,
+                    'u' => {
+                        let rest = &text[at + 2..];
+                        let close = rest.find('}').filter(|_| rest.starts_with('{')).ok_or("a bad \\u escape")?;
+                        let code = u32::from_str_radix(&rest[1..close], 16).map_err(|_| "a bad \\u escape")?;
+                        for _ in 0..close + 1 {
+                            chars.next();
+                        }
+                        char::from_u32(code).ok_or("a \\u escape that is not a character")?
+                    }
+                    other => return Err(format!("an unknown escape \\{other}")),
+                });
+            }
+            c => out.push(c),
+        }
+    }
+    Err("a quoted field is not closed".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(actor: &str, op: Op, object: Option<&str>, location: &str, preempt: bool) -> TraceLine {
+        TraceLine {
+            index: 0,
+            actor: actor.to_string(),
+            op,
+            object: object.map(str::to_string),
+            location: location.to_string(),
+            value: (op == Op::Choose).then_some(3),
+            preempt,
+        }
+    }
+
+    #[test]
+    fn awkward_names_are_quoted_and_read_back() {
+        let mut lines = vec![
+            line("main", Op::Spawn, None, "src/a.rs:1:2", false),
+            line("my worker", Op::Lock, Some("Mutex#3"), "dir with space/a.rs:3:4", true),
+            line("\"q\" \\ \u{7}", Op::Yield, None, "-", false),
+            line("", Op::Choose, None, "(x)", false),
+            line("<- preempt", Op::Recv, Some("-"), "é.rs:1:1", false),
+        ];
+        for (i, l) in lines.iter_mut().enumerate() {
+            l.index = i;
+        }
+        let trace = Trace { lines };
+        assert_eq!(Trace::parse(&trace.to_file()), Ok(trace.clone()));
+        assert_eq!(Trace::parse(&trace.to_string()), Ok(trace));
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let cases = [
+            ("0  main  fly  -  a.rs:1:1", "trace line 1: \"fly\" is not an operation"),
+            ("1  main  load  -  a.rs:1:1", "trace line 1: step 1 where step 0 was expected"),
+            (
+                "0  main  yield  -  a.rs:1:1",
+                "trace line 1: `(yield)` must mark exactly the yielding operations, and yield is one",
+            ),
+            ("0  \"main  load  -  a.rs:1:1", "trace line 1: a quoted field is not closed"),
+            (
+                "   ... 12 steps not shown ...",
+                "trace line 1: steps are elided here: only a whole trace can be read back",
+            ),
+            (
+                "0  main  load  -  a.rs:1:1  <- later",
+                "trace line 1: \"<-\" is not a mark (expected `<- preempt` or `(yield)`)",
+            ),
+            ("# samaritan trace v9", "trace format \"v9\" is not supported: this samaritan reads version 1"),
+        ];
+        for (text, message) in cases {
+            assert_eq!(Trace::parse(text).unwrap_err().to_string(), message, "{text}");
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Failure persistence: `check` keeps a failing schedule under
+//! `target/samaritan/failures/<test>/` and replays it first next time,
+//! until it passes.
+#![cfg(feature = "sim")]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering as StdOrdering};
+
+use samaritan::sync::atomic::{AtomicUsize, Ordering};
+use samaritan::sync::Arc;
+use samaritan::{thread, Builder, Schedule, Trace};
+
+/// Whether `counter` has its bug: a load and a store where a fetch_add
+/// belongs. Tests flip it to "fix" the program between runs.
+static BUGGY: AtomicBool = AtomicBool::new(true);
+
+fn counter() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let spawn = || {
+        let n = n.clone();
+        thread::spawn(move || {
+            if BUGGY.load(StdOrdering::Relaxed) {
+                let seen = n.load(Ordering::SeqCst);
+                n.store(seen + 1, Ordering::SeqCst);
+            } else {
+                n.fetch_add(1, Ordering::SeqCst);
+            }
+        })
+    };
+    let (a, b) = (spawn(), spawn());
+    a.join().unwrap();
+    b.join().unwrap();
+    assert_eq!(n.load(Ordering::SeqCst), 2, "an increment was lost");
+}
+
+/// This test's failure directory, emptied: `target/samaritan/failures/<name>`.
+fn failures_dir(test: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let target = exe.ancestors().find(|d| d.join("CACHEDIR.TAG").is_file()).unwrap().to_path_buf();
+    let dir = target.join("samaritan").join("failures").join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn files(dir: &PathBuf) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+fn check_message(builder: &Builder) -> Option<String> {
+    let payload = catch_unwind(AssertUnwindSafe(|| builder.check(counter))).err()?;
+    Some(payload.downcast_ref::<String>().cloned().expect("a report"))
+}
+
+#[test]
+fn a_failure_is_kept_replayed_first_and_dropped_once_fixed() {
+    let dir = failures_dir("a_failure_is_kept_replayed_first_and_dropped_once_fixed");
+    let builder = Builder::new().persist(true);
+
+    // First run: found by the search, and persisted.
+    let first = check_message(&builder).expect("the bug is found");
+    assert!(first.contains("samaritan found a bug in execution 5 (strategy icb)"), "{first}");
+    assert!(first.contains("note: persisted at "), "{first}");
+    let names = files(&dir);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names[0].ends_with(".token") && names[1].ends_with(".trace"), "{names:?}");
+    let token = std::fs::read_to_string(dir.join(&names[0])).unwrap();
+    let schedule = Schedule::from_token(token.trim()).unwrap();
+    assert_eq!(schedule.strategy, "icb");
+    let trace = Trace::parse(&std::fs::read_to_string(dir.join(&names[1])).unwrap()).unwrap();
+    assert_eq!((trace.lines.len(), trace.preemptions()), (9, 1));
+
+    // Second run: the persisted schedule is replayed before any search.
+    let second = check_message(&builder).expect("still failing");
+    assert!(second.contains("samaritan found a bug in execution 1 (strategy icb)"), "{second}");
+    assert!(second.contains("note: this failure was persisted by an earlier run at"), "{second}");
+
+    // Fixed: the replay passes, the files go, and the search passes.
+    BUGGY.store(false, StdOrdering::Relaxed);
+    assert_eq!(check_message(&builder), None);
+    assert_eq!(files(&dir), Vec::<String>::new());
+    BUGGY.store(true, StdOrdering::Relaxed);
+
+    // Opted out: nothing is written.
+    let off = Builder::new().persist(false);
+    assert!(check_message(&off).is_some());
+    assert_eq!(files(&dir), Vec::<String>::new());
+    // explore never persists either.
+    assert!(builder.explore(counter).unwrap().is_failure());
+    assert_eq!(files(&dir), Vec::<String>::new());
+}
