@@ -3,8 +3,9 @@
 //! test replays the persisted schedules before it explores, so a failure
 //! seen once stays a regression test until it is fixed.
 //!
-//! Each failure is two files named after its token's checksum: `N.token`
-//! (the replay token) and `N.trace` (the trace in its text format). A
+//! Each failure is three files named after its token: `N.token` (the
+//! replay token), `N.trace` (the trace in its text format) and `N.html`
+//! (the timeline page of `samaritan_artifacts::html::report`). A
 //! persisted schedule that passes when replayed (the bug is fixed), or no
 //! longer fits the program (it changed), is deleted.
 //!
@@ -63,13 +64,15 @@ pub(crate) fn save(dir: &Path, report: &Report) -> Option<PathBuf> {
     let name = format!("{:016x}", fnv(failure.token.as_bytes()));
     let token = dir.join(format!("{name}.token"));
     fs::write(dir.join(format!("{name}.trace")), failure.trace.to_file()).ok()?;
+    fs::write(dir.join(format!("{name}.html")), samaritan_artifacts::html::report(report)).ok()?;
     fs::write(&token, format!("{}\n", failure.token)).ok()?;
     Some(token)
 }
 
-/// Deletes a persisted failure (its token and trace).
+/// Deletes a persisted failure (its token, trace and page).
 pub(crate) fn forget(token: &Path) {
     let _ = fs::remove_file(token.with_extension("trace"));
+    let _ = fs::remove_file(token.with_extension("html"));
     let _ = fs::remove_file(token);
 }
 

@@ -66,12 +66,14 @@ fn a_failure_is_kept_replayed_first_and_dropped_once_fixed() {
     assert!(first.contains("samaritan found a bug in execution 5 (strategy icb)"), "{first}");
     assert!(first.contains("note: persisted at "), "{first}");
     let names = files(&dir);
-    assert_eq!(names.len(), 2, "{names:?}");
-    assert!(names[0].ends_with(".token") && names[1].ends_with(".trace"), "{names:?}");
-    let token = std::fs::read_to_string(dir.join(&names[0])).unwrap();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names[0].ends_with(".html") && names[1].ends_with(".token") && names[2].ends_with(".trace"), "{names:?}");
+    let page = std::fs::read_to_string(dir.join(&names[0])).unwrap();
+    assert!(page.contains("an increment was lost"), "{page}");
+    let token = std::fs::read_to_string(dir.join(&names[1])).unwrap();
     let schedule = Schedule::from_token(token.trim()).unwrap();
     assert_eq!(schedule.strategy, "icb");
-    let trace = Trace::parse(&std::fs::read_to_string(dir.join(&names[1])).unwrap()).unwrap();
+    let trace = Trace::parse(&std::fs::read_to_string(dir.join(&names[2])).unwrap()).unwrap();
     assert_eq!((trace.lines.len(), trace.preemptions()), (9, 1));
 
     // Second run: the persisted schedule is replayed before any search.
