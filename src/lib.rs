@@ -100,5 +100,6 @@ pub use samaritan_sim::{
     TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
 };
 
+pub use samaritan_runtime::{executor, time};
 pub use samaritan_runtime::{hint, thread, thread_local};
 pub use samaritan_sync as sync;

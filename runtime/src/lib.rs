@@ -15,6 +15,9 @@ mod simulated;
 #[cfg(feature = "sim")]
 use simulated as backend;
 
+pub mod executor;
+pub mod time;
+
 /// Declares thread-local statics; same syntax as [`std::thread_local!`].
 #[cfg(not(feature = "sim"))]
 pub use std::thread_local;

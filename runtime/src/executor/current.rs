@@ -1,0 +1,118 @@
+//! The current-thread flavour: one FIFO run queue, drained by whichever
+//! thread is inside `block_on`.
+//!
+//! The `block_on` loop polls its own future when woken, then runs up to
+//! `BATCH` queued tasks, and parks on `signal` when it has nothing to do.
+//! `signal.pending` is a sticky permit: every push and every wake of a
+//! `block_on` future sets it before notifying, and a parker consumes it, so
+//! a push between "queue is empty" and "wait" is never lost (at worst one
+//! extra turn of the loop).
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::task::{Context, Poll, Wake, Waker};
+
+use super::runtime::{Flavor, Handle, Runtime, Shared};
+use super::task::Task;
+
+/// Tasks run per turn before the `block_on` future is looked at again.
+const BATCH: usize = 61;
+
+/// The run queue of a current-thread runtime.
+pub(crate) struct Queue {
+    run: Mutex<VecDeque<Arc<Task>>>,
+    signal: Arc<Signal>,
+}
+
+/// Wakes the threads parked in `block_on`.
+struct Signal {
+    pending: Mutex<bool>,
+    cvar: Condvar,
+}
+
+impl Signal {
+    fn notify(&self) {
+        *self.pending.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.cvar.notify_all();
+    }
+}
+
+/// The waker of a `block_on` future.
+struct MainWaker {
+    woken: AtomicBool,
+    signal: Arc<Signal>,
+}
+
+impl Wake for MainWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.signal.notify();
+    }
+}
+
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, VecDeque<Arc<Task>>> {
+        self.run.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues a task at the back and wakes a parked `block_on`.
+    pub(crate) fn push(&self, task: Arc<Task>) {
+        self.lock().push_back(task);
+        self.signal.notify();
+    }
+
+    /// Empties the queue (shutdown).
+    pub(crate) fn drain(&self) -> Vec<Arc<Task>> {
+        self.lock().drain(..).collect()
+    }
+
+    /// Drives `future` and the queued tasks on this thread until the future
+    /// completes.
+    pub(crate) fn block_on<F: Future>(&self, shared: &Arc<Shared>, future: F) -> F::Output {
+        let mut future = pin!(future);
+        let main = Arc::new(MainWaker { woken: AtomicBool::new(true), signal: self.signal.clone() });
+        let waker = Waker::from(main.clone());
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            if main.woken.swap(false, Ordering::AcqRel) {
+                if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+                    return v;
+                }
+            }
+            let mut ran = 0;
+            while ran < BATCH {
+                // Pop in its own statement: the queue lock is released before running.
+                let next = self.lock().pop_front();
+                let Some(task) = next else { break };
+                if task.run() {
+                    shared.schedule(task);
+                }
+                ran += 1;
+            }
+            if ran > 0 {
+                continue;
+            }
+            let mut pending = self.signal.pending.lock().unwrap_or_else(|e| e.into_inner());
+            while !*pending && !main.woken.load(Ordering::Acquire) {
+                pending = self.signal.cvar.wait(pending).unwrap_or_else(|e| e.into_inner());
+            }
+            *pending = false;
+        }
+    }
+}
+
+/// Builds a current-thread runtime; this cannot fail.
+pub(crate) fn build() -> Runtime {
+    let queue = Queue {
+        run: Mutex::new(VecDeque::new()),
+        signal: Arc::new(Signal { pending: Mutex::new(false), cvar: Condvar::new() }),
+    };
+    Runtime::from_parts(Handle { shared: Shared::new(Flavor::Current(queue)) }, Vec::new())
+}

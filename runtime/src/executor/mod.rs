@@ -1,0 +1,217 @@
+//! An async executor to run services on: a work-stealing multi-thread
+//! runtime and a current-thread one.
+//!
+//! ```
+//! use samaritan_runtime::executor::{self, Builder};
+//!
+//! let rt = Builder::multi_thread().worker_threads(2).build().unwrap();
+//! let sum = rt.block_on(async {
+//!     let tasks: Vec<_> = (0..10u64).map(|i| executor::spawn(async move { i * i })).collect();
+//!     let mut sum = 0;
+//!     for t in tasks {
+//!         sum += t.await.unwrap();
+//!     }
+//!     sum
+//! });
+//! assert_eq!(sum, 285);
+//! ```
+//!
+//! This is the production executor in both modes: under the `sim` feature it
+//! still runs on real OS threads, std locks and the wall clock (tasks are
+//! not yet actors the checker schedules).
+//!
+//! Invariants:
+//!
+//! - A task's future is polled by at most one thread at a time, and only
+//!   after a wake (or its spawn) queued it; a wake while it is being polled
+//!   queues it again afterwards, at the back of the queue.
+//! - A panic in a task's `poll` is caught and becomes that task's
+//!   [`JoinError::Panic`]; it never unwinds into a worker.
+//! - A task that never finishes has its future dropped when its runtime shuts
+//!   down; every [`JoinHandle`] therefore resolves, or its runtime is alive.
+
+mod current;
+mod multi;
+mod park;
+mod runtime;
+mod task;
+
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+pub use runtime::{Handle, Runtime, TryCurrentError};
+pub use task::{JoinError, JoinHandle};
+
+use task::JoinSlot;
+
+/// Which kind of runtime a [`Builder`] makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    MultiThread,
+    CurrentThread,
+}
+
+/// Configures and builds a [`Runtime`].
+#[derive(Debug, Clone)]
+pub struct Builder {
+    kind: Kind,
+    /// `None`: the available parallelism.
+    worker_threads: Option<usize>,
+    thread_name: String,
+    thread_stack_size: Option<usize>,
+}
+
+impl Builder {
+    /// A work-stealing runtime with one worker per available CPU by default.
+    pub fn multi_thread() -> Builder {
+        Builder {
+            kind: Kind::MultiThread,
+            worker_threads: None,
+            thread_name: "samaritan-worker".into(),
+            thread_stack_size: None,
+        }
+    }
+
+    /// A runtime without threads of its own: tasks run on the thread inside
+    /// [`Runtime::block_on`], and only while one is.
+    pub fn current_thread() -> Builder {
+        Builder { kind: Kind::CurrentThread, ..Builder::multi_thread() }
+    }
+
+    /// Sets the number of worker threads of a multi-thread runtime (default:
+    /// [`std::thread::available_parallelism`]). Ignored by a current-thread
+    /// runtime. Zero makes [`Builder::build`] fail.
+    pub fn worker_threads(&mut self, n: usize) -> &mut Builder {
+        self.worker_threads = Some(n);
+        self
+    }
+
+    /// Names the worker threads `{name}-{index}` (default `samaritan-worker`).
+    pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
+        self.thread_name = name.into();
+        self
+    }
+
+    /// Sets the stack size of the worker threads, in bytes (default: std's).
+    pub fn thread_stack_size(&mut self, bytes: usize) -> &mut Builder {
+        self.thread_stack_size = Some(bytes);
+        self
+    }
+
+    /// Builds the runtime, starting its workers.
+    ///
+    /// Fails with [`io::ErrorKind::InvalidInput`] for zero worker threads,
+    /// or with the OS error if a worker thread cannot be started.
+    pub fn build(&mut self) -> io::Result<Runtime> {
+        match self.kind {
+            Kind::CurrentThread => Ok(current::build()),
+            Kind::MultiThread => {
+                let n = match self.worker_threads {
+                    Some(0) => {
+                        return Err(io::Error::new(io::ErrorKind::InvalidInput, "worker_threads must be at least 1"))
+                    }
+                    Some(n) => n,
+                    None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                };
+                multi::build(n, &self.thread_name, self.thread_stack_size)
+            }
+        }
+    }
+}
+
+/// Runs a future to completion on a fresh current-thread runtime on this
+/// thread; tasks it spawns run on this thread too, and are dropped when it
+/// returns.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    current::build().block_on(future)
+}
+
+/// Spawns a task on the current runtime; see [`Handle::spawn`].
+///
+/// # Panics
+///
+/// Outside a runtime (a worker, or a thread inside `block_on`); use
+/// [`Handle::try_current`] and [`Handle::spawn`] to get an error instead.
+#[track_caller]
+pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    match Handle::try_current() {
+        Ok(handle) => handle.spawn(future),
+        Err(e) => panic!("`spawn` called outside a runtime: {e}"),
+    }
+}
+
+/// Runs a blocking closure on a thread of its own, so it does not stall
+/// the async workers, and returns a handle to await its result.
+///
+/// A panic in `f` resolves the handle to [`JoinError::Panic`]. The closure
+/// cannot be aborted ([`JoinHandle::abort`] does nothing) and runtime
+/// shutdown does not wait for it. Works outside a runtime too.
+///
+/// # Panics
+///
+/// If the OS cannot start a thread.
+pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    spawn_blocking_with(Handle::try_current().ok(), f)
+}
+
+/// `spawn_blocking`, with `handle` made current on the blocking thread.
+fn spawn_blocking_with<F, R>(handle: Option<Handle>, f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let slot = JoinSlot::new();
+    let out = slot.clone();
+    let result = std::thread::Builder::new().name("samaritan-blocking".into()).spawn(move || {
+        let _enter = handle.as_ref().map(Handle::enter);
+        let result = catch_unwind(AssertUnwindSafe(f)).map_err(JoinError::panic);
+        out.complete(result);
+    });
+    if let Err(e) = result {
+        panic!("failed to start a blocking thread: {e}");
+    }
+    JoinHandle::new(slot, None)
+}
+
+/// Yields to the scheduler once: the task is queued again, behind every
+/// task already waiting, and resumes when its turn comes.
+pub fn yield_now() -> YieldNow {
+    YieldNow { yielded: false }
+}
+
+/// The future returned by [`yield_now`].
+#[must_use = "futures do nothing unless awaited"]
+pub struct YieldNow {
+    yielded: bool,
+}
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.yielded {
+            return Poll::Ready(());
+        }
+        self.yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+impl fmt::Debug for YieldNow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("YieldNow").field("yielded", &self.yielded).finish()
+    }
+}

@@ -1,0 +1,374 @@
+//! The runtime object, its handle, and the per-thread "current runtime".
+//!
+//! [`Shared`] is what every worker, handle and task reaches: the run queues
+//! of one flavour, the registry of live tasks, and the shutdown flag.
+//! Invariants:
+//!
+//! - Every spawned task that has not finished is in the registry until
+//!   shutdown closes it; shutdown then drops every registered future, so
+//!   none outlives its runtime (a waker held elsewhere keeps only the empty
+//!   task alive).
+//! - Once `shutdown` is set, scheduling a task drops its future instead of
+//!   queueing it, and spawning returns a handle that resolves to
+//!   [`JoinError::Cancelled`](super::JoinError::Cancelled).
+//! - Tasks hold only a `Weak<Shared>`; the strong references are the
+//!   [`Runtime`], its [`Handle`]s and its worker threads.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use super::task::{JoinHandle, JoinSlot, Task, Wrapped};
+use super::{current, multi, park};
+
+/// The run queues of one flavour.
+pub(crate) enum Flavor {
+    Multi(multi::Queues),
+    Current(current::Queue),
+}
+
+/// State shared by a runtime, its handles, workers and tasks.
+pub(crate) struct Shared {
+    pub(crate) flavor: Flavor,
+    /// Live (unfinished) tasks by id; `closed` once shutdown drained it.
+    registry: Mutex<Registry>,
+    next_id: AtomicU64,
+    /// Set once by shutdown; never cleared.
+    shutdown: AtomicBool,
+    /// Worker threads still running, and the condvar shutdown waits on.
+    running_workers: Mutex<usize>,
+    workers_done: Condvar,
+}
+
+#[derive(Default)]
+struct Registry {
+    live: HashMap<u64, Arc<Task>>,
+    closed: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Nothing panics while holding these locks except a user destructor,
+    // which we run outside them; recover from poisoning regardless.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    pub(crate) fn new(flavor: Flavor) -> Arc<Shared> {
+        Arc::new(Shared {
+            flavor,
+            registry: Mutex::new(Registry::default()),
+            next_id: AtomicU64::new(0),
+            shutdown: AtomicBool::new(false),
+            running_workers: Mutex::new(0),
+            workers_done: Condvar::new(),
+        })
+    }
+
+    pub(crate) fn is_shutdown(&self) -> bool {
+        self.shutdown.load(Ordering::Acquire)
+    }
+
+    /// Queues a `SCHEDULED` task, or drops its future after shutdown.
+    pub(crate) fn schedule(self: &Arc<Self>, task: Arc<Task>) {
+        if self.is_shutdown() {
+            task.cancel();
+            return;
+        }
+        match &self.flavor {
+            Flavor::Multi(q) => q.push(self, task),
+            Flavor::Current(q) => q.push(task),
+        }
+    }
+
+    /// Forgets a finished task.
+    pub(crate) fn release(&self, id: u64) {
+        let task = lock(&self.registry).live.remove(&id);
+        drop(task);
+    }
+
+    pub(crate) fn worker_started(&self) {
+        *lock(&self.running_workers) += 1;
+    }
+
+    pub(crate) fn worker_exited(&self) {
+        let mut n = lock(&self.running_workers);
+        *n -= 1;
+        if *n == 0 {
+            self.workers_done.notify_all();
+        }
+    }
+
+    /// Stops the workers, waits for them (at most `timeout`), then drops
+    /// every pending task's future. Returns `true` if every worker exited.
+    fn shutdown(&self, timeout: Option<Duration>) -> bool {
+        self.shutdown.store(true, Ordering::Release);
+        if let Flavor::Multi(q) = &self.flavor {
+            q.wake_all();
+        }
+        // On one of our own workers (the runtime dropped inside a task),
+        // waiting for the workers would wait for ourselves: do not wait.
+        let own_worker = matches!(&self.flavor, Flavor::Multi(_)) && multi::on_worker_of(self);
+        let timeout = if own_worker { Some(Duration::ZERO) } else { timeout };
+        // A timeout too large for an `Instant` waits without one.
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        let mut n = lock(&self.running_workers);
+        let all_exited = loop {
+            if *n == 0 {
+                break true;
+            }
+            match deadline {
+                None => n = self.workers_done.wait(n).unwrap_or_else(|e| e.into_inner()),
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        break false;
+                    }
+                    n = self.workers_done.wait_timeout(n, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+                }
+            }
+        };
+        drop(n);
+        let live = {
+            let mut registry = lock(&self.registry);
+            registry.closed = true;
+            std::mem::take(&mut registry.live)
+        };
+        let queued = match &self.flavor {
+            Flavor::Multi(q) => q.drain(),
+            Flavor::Current(q) => q.drain(),
+        };
+        drop(queued);
+        // Destructors run here, outside every lock: they may wake or spawn,
+        // which the shutdown flag turns into drops.
+        for task in live.into_values() {
+            task.cancel_at_shutdown();
+        }
+        all_exited
+    }
+}
+
+thread_local! {
+    /// The runtime whose `block_on` or worker this thread is inside.
+    static CURRENT: RefCell<Option<Handle>> = const { RefCell::new(None) };
+}
+
+/// Restores the previous current runtime when dropped.
+pub(crate) struct EnterGuard {
+    previous: Option<Handle>,
+}
+
+impl Drop for EnterGuard {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        let _ = CURRENT.try_with(|c| *c.borrow_mut() = previous);
+    }
+}
+
+/// A handle to a runtime: spawns onto it from anywhere. Cheap to clone.
+///
+/// A handle does not keep the runtime running: once the [`Runtime`] is
+/// dropped, spawning through a handle returns a [`JoinHandle`] that
+/// resolves to [`JoinError::Cancelled`](super::JoinError::Cancelled).
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// Why [`Handle::try_current`] found no runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TryCurrentError {}
+
+impl fmt::Display for TryCurrentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("no samaritan runtime on this thread: call from inside `Runtime::block_on` or a spawned task")
+    }
+}
+
+impl std::error::Error for TryCurrentError {}
+
+impl Handle {
+    /// Returns the handle of the runtime this thread is running inside
+    /// (a worker thread, or a thread inside `block_on`).
+    ///
+    /// # Panics
+    ///
+    /// Outside a runtime; use [`Handle::try_current`] to get an error instead.
+    #[track_caller]
+    pub fn current() -> Handle {
+        match Handle::try_current() {
+            Ok(handle) => handle,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Returns the handle of the runtime this thread is running inside, or
+    /// an error outside one.
+    pub fn try_current() -> Result<Handle, TryCurrentError> {
+        CURRENT.try_with(|c| c.borrow().clone()).ok().flatten().ok_or(TryCurrentError {})
+    }
+
+    /// Makes this runtime current on this thread until the guard drops.
+    pub(crate) fn enter(&self) -> EnterGuard {
+        let previous = CURRENT.with(|c| c.borrow_mut().replace(self.clone()));
+        EnterGuard { previous }
+    }
+
+    /// Spawns a task on this runtime and returns the handle that joins it.
+    ///
+    /// A task only runs while the runtime has somewhere to run it: on a
+    /// multi-thread runtime, its workers; on a current-thread runtime, a
+    /// thread inside [`Runtime::block_on`] (or [`Handle::block_on`]).
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let slot = JoinSlot::new();
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let task = Task::new(id, Box::pin(Wrapped::new(future, slot.clone())), Arc::downgrade(&self.shared));
+        let handle = JoinHandle::new(slot, Some(task.clone()));
+        {
+            let mut registry = lock(&self.shared.registry);
+            if registry.closed || self.shared.is_shutdown() {
+                drop(registry);
+                task.cancel();
+                return handle;
+            }
+            registry.live.insert(id, task.clone());
+        }
+        task.mark_scheduled();
+        self.shared.schedule(task);
+        handle
+    }
+
+    /// Runs a blocking closure on a thread of its own, so it does not stall
+    /// the workers; see [`spawn_blocking`](super::spawn_blocking).
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        super::spawn_blocking_with(Some(self.clone()), f)
+    }
+
+    /// Runs a future to completion on the calling thread, with this runtime
+    /// current. On a current-thread runtime the calling thread also runs the
+    /// spawned tasks meanwhile; on a multi-thread runtime the workers do.
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        let _enter = self.enter();
+        match &self.shared.flavor {
+            Flavor::Multi(_) => park::block_on(future),
+            Flavor::Current(q) => q.block_on(&self.shared, future),
+        }
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let flavor = match self.shared.flavor {
+            Flavor::Multi(_) => "multi_thread",
+            Flavor::Current(_) => "current_thread",
+        };
+        f.debug_struct("Handle").field("flavor", &flavor).finish_non_exhaustive()
+    }
+}
+
+/// An async runtime: run queues, worker threads (multi-thread flavour) and
+/// the tasks spawned on it. Build one with [`Builder`](super::Builder).
+///
+/// Dropping it shuts it down gracefully: workers finish the poll they are
+/// in and exit, then every task that has not finished has its future
+/// dropped (its [`JoinHandle`] resolves to `Cancelled`). The drop waits for
+/// the workers; [`Runtime::shutdown_timeout`] bounds that wait. Dropped on
+/// one of its own workers (inside a task), it does not wait: the workers
+/// exit on their own after their current poll.
+pub struct Runtime {
+    handle: Handle,
+    workers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Runtime {
+    /// Builds a multi-thread runtime with default settings; same as
+    /// `Builder::multi_thread().build()`.
+    pub fn new() -> io::Result<Runtime> {
+        super::Builder::multi_thread().build()
+    }
+
+    pub(crate) fn from_parts(handle: Handle, workers: Vec<std::thread::JoinHandle<()>>) -> Runtime {
+        Runtime { handle, workers }
+    }
+
+    /// Returns a handle to this runtime.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Spawns a task on this runtime; see [`Handle::spawn`].
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.handle.spawn(future)
+    }
+
+    /// Runs a blocking closure on a thread of its own; see
+    /// [`spawn_blocking`](super::spawn_blocking).
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.handle.spawn_blocking(f)
+    }
+
+    /// Runs a future to completion on the calling thread; see
+    /// [`Handle::block_on`].
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.handle.block_on(future)
+    }
+
+    /// Shuts down, waiting at most `timeout` for the workers to finish the
+    /// poll they are in. Returns `true` if they all exited in time; the ones
+    /// that did not are left to exit on their own (detached). Pending tasks
+    /// are dropped either way, except one stuck in a poll.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> bool {
+        let all = self.handle.shared.shutdown(Some(timeout));
+        let workers = std::mem::take(&mut self.workers);
+        if all {
+            join_all(workers);
+        }
+        all
+    }
+}
+
+fn join_all(workers: Vec<std::thread::JoinHandle<()>>) {
+    for w in workers {
+        // Workers catch task panics; a panic here would be our own bug.
+        let _ = catch_unwind(AssertUnwindSafe(|| w.join()));
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if self.handle.shared.is_shutdown() {
+            return;
+        }
+        if self.handle.shared.shutdown(None) {
+            join_all(std::mem::take(&mut self.workers));
+        }
+    }
+}
+
+impl fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runtime").field("handle", &self.handle).field("workers", &self.workers.len()).finish()
+    }
+}

@@ -1,0 +1,257 @@
+//! Timers for async code: [`sleep`], [`sleep_until`], [`timeout`] and
+//! [`interval`], on a real timer thread.
+//!
+//! ```
+//! use std::time::Duration;
+//! use samaritan_runtime::{executor, time};
+//!
+//! executor::block_on(async {
+//!     time::sleep(Duration::from_millis(1)).await;
+//!     let r = time::timeout(Duration::from_millis(1), std::future::pending::<()>()).await;
+//!     assert!(r.is_err());
+//! });
+//! ```
+//!
+//! The timers work on any executor (and outside one): a single `samaritan-timer`
+//! thread, started on first use, keeps the deadlines in a heap and wakes each
+//! future once its deadline has passed. A timer never completes before its
+//! deadline; how late it may be depends on the OS scheduler.
+//!
+//! This is the production timer in both modes: under the `sim` feature it
+//! still reads the wall clock (virtual time for tasks is not built yet).
+
+mod driver;
+
+use std::fmt;
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use driver::Entry;
+
+/// `now + d`, saturating at about thirty years from now.
+fn deadline_after(d: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(d).unwrap_or_else(|| now + Duration::from_secs(60 * 60 * 24 * 365 * 30))
+}
+
+/// Waits until `duration` has elapsed.
+pub fn sleep(duration: Duration) -> Sleep {
+    sleep_until(deadline_after(duration))
+}
+
+/// Waits until `deadline`; completes at once if it has passed.
+pub fn sleep_until(deadline: Instant) -> Sleep {
+    Sleep { deadline, entry: None }
+}
+
+/// The future returned by [`sleep`] and [`sleep_until`].
+///
+/// It registers with the timer on its first `Pending` poll, and unregisters
+/// its waker when dropped or reset.
+#[must_use = "futures do nothing unless awaited"]
+pub struct Sleep {
+    deadline: Instant,
+    /// `Some` once registered for `deadline`.
+    entry: Option<Arc<Entry>>,
+}
+
+impl Sleep {
+    /// Returns the instant at which this sleep completes.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Returns `true` once the deadline has passed.
+    pub fn is_elapsed(&self) -> bool {
+        self.entry.as_ref().is_some_and(|e| e.is_fired()) || Instant::now() >= self.deadline
+    }
+
+    /// Moves the deadline (earlier or later), even after it elapsed.
+    pub fn reset(&mut self, deadline: Instant) {
+        if let Some(entry) = self.entry.take() {
+            entry.clear();
+        }
+        self.deadline = deadline;
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.is_elapsed() {
+            return Poll::Ready(());
+        }
+        let fired = match &self.entry {
+            Some(entry) => entry.set_waker(cx.waker()),
+            None => {
+                let entry = Arc::new(Entry::default());
+                entry.set_waker(cx.waker());
+                driver::register(self.deadline, entry.clone());
+                self.entry = Some(entry);
+                false
+            }
+        };
+        if fired {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let Some(entry) = &self.entry {
+            entry.clear();
+        }
+    }
+}
+
+impl fmt::Debug for Sleep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sleep").field("deadline", &self.deadline).finish_non_exhaustive()
+    }
+}
+
+/// The error of a [`timeout`] whose deadline passed first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Elapsed {}
+
+impl fmt::Display for Elapsed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("deadline has elapsed")
+    }
+}
+
+impl std::error::Error for Elapsed {}
+
+impl From<Elapsed> for std::io::Error {
+    fn from(e: Elapsed) -> Self {
+        std::io::Error::new(std::io::ErrorKind::TimedOut, e)
+    }
+}
+
+/// Runs `future` with a time limit: `Ok(output)` if it completes within
+/// `duration`, `Err(Elapsed)` otherwise (and the future is dropped with the
+/// [`Timeout`]). A future that is ready on its first poll always wins.
+pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
+    timeout_at(deadline_after(duration), future)
+}
+
+/// Like [`timeout`], with an absolute deadline.
+pub fn timeout_at<F: Future>(deadline: Instant, future: F) -> Timeout<F> {
+    Timeout { future, sleep: sleep_until(deadline) }
+}
+
+pin_project_lite::pin_project! {
+    /// The future returned by [`timeout`] and [`timeout_at`].
+    #[must_use = "futures do nothing unless awaited"]
+    pub struct Timeout<F> {
+        #[pin]
+        future: F,
+        sleep: Sleep,
+    }
+}
+
+impl<F> Timeout<F> {
+    /// Returns the wrapped future.
+    pub fn get_ref(&self) -> &F {
+        &self.future
+    }
+
+    /// Consumes the timeout, returning the wrapped future.
+    pub fn into_inner(self) -> F {
+        self.future
+    }
+}
+
+impl<F: Future> Future for Timeout<F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        // The future first: one that is ready wins over a passed deadline.
+        if let Poll::Ready(v) = this.future.poll(cx) {
+            return Poll::Ready(Ok(v));
+        }
+        match Pin::new(this.sleep).poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(Elapsed {})),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<F> fmt::Debug for Timeout<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Timeout").field("deadline", &self.sleep.deadline).finish_non_exhaustive()
+    }
+}
+
+/// Returns an [`Interval`] whose first tick completes at once and each
+/// next one `period` after the previous deadline.
+///
+/// # Panics
+///
+/// If `period` is zero.
+#[track_caller]
+pub fn interval(period: Duration) -> Interval {
+    interval_at(Instant::now(), period)
+}
+
+/// Returns an [`Interval`] whose first tick completes at `start`.
+///
+/// # Panics
+///
+/// If `period` is zero.
+#[track_caller]
+pub fn interval_at(start: Instant, period: Duration) -> Interval {
+    assert!(!period.is_zero(), "interval period must be non-zero");
+    Interval { period, sleep: sleep_until(start) }
+}
+
+/// Ticks at a fixed period; see [`interval`].
+///
+/// Missed ticks burst: if a tick is awaited late, the following ones
+/// complete at once until the schedule has caught up, so the number of
+/// ticks after `n * period` is `n + 1` (the schedule does not drift).
+#[derive(Debug)]
+pub struct Interval {
+    period: Duration,
+    /// Sleeps until the next tick's deadline.
+    sleep: Sleep,
+}
+
+impl Interval {
+    /// Waits for the next tick and returns its scheduled instant.
+    pub async fn tick(&mut self) -> Instant {
+        poll_fn(|cx| self.poll_tick(cx)).await
+    }
+
+    /// Polls for the next tick; returns its scheduled instant once due.
+    pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
+        match Pin::new(&mut self.sleep).poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(()) => {
+                let tick = self.sleep.deadline();
+                let next = tick.checked_add(self.period).unwrap_or(tick);
+                self.sleep.reset(next);
+                Poll::Ready(tick)
+            }
+        }
+    }
+
+    /// Returns the period between ticks.
+    pub fn period(&self) -> Duration {
+        self.period
+    }
+
+    /// Restarts the schedule: the next tick is one period from now.
+    pub fn reset(&mut self) {
+        self.sleep.reset(deadline_after(self.period));
+    }
+}
