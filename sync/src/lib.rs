@@ -4,6 +4,12 @@
 //! std's own type (zero overhead); with it, each is a modelled wrapper that
 //! behaves like std outside an exploration and is scheduled by the engine
 //! inside one. A name missing from either backend fails to compile.
+//!
+//! The async primitives (tasks wait on them by `Waker`, threads never block)
+//! are one real implementation in both modes. So that a blocking and an
+//! async variant cannot be confused, the async locks are named
+//! [`AsyncMutex`] and [`AsyncRwLock`] and the async queue is [`async_mpsc`];
+//! [`Semaphore`], [`Notify`], [`oneshot`] and [`watch`] have no blocking twin.
 
 #[cfg(not(feature = "sim"))]
 mod real;
@@ -19,6 +25,17 @@ pub use backend::{Barrier, BarrierWaitResult, Condvar, WaitTimeoutResult};
 pub use backend::{LazyLock, Once, OnceLock, OnceState, RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use backend::{Mutex, MutexGuard};
 pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, Weak};
+
+mod asynch;
+pub use asynch::{mpsc as async_mpsc, oneshot, watch};
+pub use asynch::{AcquireError, Notify, Semaphore, SemaphorePermit, TryAcquireError};
+pub use asynch::{AsyncMutex, AsyncMutexGuard, AsyncTryLockError};
+pub use asynch::{AsyncRwLock, AsyncRwLockReadGuard, AsyncRwLockWriteGuard};
+
+/// Futures returned by the async primitives' methods.
+pub mod futures {
+    pub use crate::asynch::{Acquire, Lock, Notified, Read, Write};
+}
 
 /// Atomic types; see [`std::sync::atomic`].
 pub mod atomic {

@@ -1,0 +1,39 @@
+//! Async sync primitives: they park tasks (by their `Waker`), not threads.
+//!
+//! # Naming
+//!
+//! Blocking and async primitives live side by side in one crate, so a name
+//! alone must tell which is which: the async locks carry an `Async` prefix
+//! ([`AsyncMutex`], [`AsyncRwLock`] and their guards, [`AsyncTryLockError`])
+//! and the async queue module is `async_mpsc`, while [`Mutex`](crate::Mutex),
+//! [`RwLock`](crate::RwLock) and [`mpsc`](crate::mpsc) stay std's blocking
+//! ones. Types with no blocking twin keep their usual names ([`Semaphore`],
+//! [`Notify`], `oneshot`, `watch`).
+//!
+//! # Design
+//!
+//! Executor-agnostic: they only use `Waker`s. Each is a small state machine
+//! behind a std mutex that is held for a few instructions and never across
+//! a wake (wakers are collected and woken after unlocking). The locks and
+//! the bounded channel's capacity share one fair semaphore (`batch`): FIFO
+//! service, partial grants to the head so large requests are not starved,
+//! and pending futures that give back what they were handed when dropped.
+//!
+//! They are the same real implementations under the `sim` feature: they use
+//! std primitives internally, not samaritan's modelled ones, so their
+//! internals are not scheduling points of an exploration.
+
+mod batch;
+pub mod mpsc;
+mod mutex;
+mod notify;
+pub mod oneshot;
+mod rwlock;
+mod semaphore;
+mod wait_list;
+pub mod watch;
+
+pub use mutex::{AsyncMutex, AsyncMutexGuard, AsyncTryLockError, Lock};
+pub use notify::{Notified, Notify};
+pub use rwlock::{AsyncRwLock, AsyncRwLockReadGuard, AsyncRwLockWriteGuard, Read, Write};
+pub use semaphore::{Acquire, AcquireError, Semaphore, SemaphorePermit, TryAcquireError};
