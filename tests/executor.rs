@@ -1,6 +1,7 @@
 //! The production executor: spawning, joining, aborting, panics, blocking
-//! work, fairness, stealing and shutdown. The executor is real in both modes
-//! (tasks are not simulated yet), so every test runs the same with `sim`.
+//! work, fairness, stealing and shutdown. Outside an exploration the
+//! executor is the real one in both modes, so every test runs the same with
+//! `sim` (tasks inside an exploration: `tests/async_sim.rs`).
 
 use std::collections::HashSet;
 use std::future::Future;

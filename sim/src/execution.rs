@@ -88,6 +88,9 @@ pub(crate) struct Execution {
     /// Abstract states the test named, across the whole exploration (not
     /// cleared between executions).
     pub(crate) states: HashSet<u64>,
+    /// The location of the latest step taken, which is the running actor's
+    /// own latest step while it runs (see `rt::last_location`).
+    pub(crate) last_location: Option<&'static std::panic::Location<'static>>,
     views: Vec<ActorView>,
     enabled: Vec<ActorId>,
     fairness: Fairness,
@@ -120,6 +123,7 @@ impl Execution {
             progress,
             leaked: 0,
             states: HashSet::new(),
+            last_location: None,
             views: Vec::with_capacity(4),
             enabled: Vec::with_capacity(4),
             fairness: Fairness::default(),
@@ -439,6 +443,7 @@ impl Execution {
             });
         }
         self.steps += 1;
+        self.last_location = Some(pending.location);
         // The watchdog only needs to see progress now and then, and who ran.
         if self.steps & 255 == 0 || preempt || self.current != Some(actor) {
             self.progress.steps.store(self.steps, Ordering::Relaxed);

@@ -111,6 +111,11 @@ pub enum Op {
     Close,
     /// A data choice made by the engine (for example a spurious failure).
     Choose,
+    /// An async task is about to poll its future; enabled only once the
+    /// task was woken (or right after its spawn).
+    Poll,
+    /// Wakes an async task.
+    Wake,
 }
 
 impl Op {
@@ -122,7 +127,7 @@ impl Op {
     }
 
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 32] = [
+    pub const ALL: [Op; 34] = [
         Op::Spawn,
         Op::Join,
         Op::Yield,
@@ -155,6 +160,8 @@ impl Op {
         Op::RecvTimeout,
         Op::Close,
         Op::Choose,
+        Op::Poll,
+        Op::Wake,
     ];
 
     /// Returns the operation whose trace name is `name`.
@@ -197,6 +204,8 @@ impl Op {
             Op::RecvTimeout => "recv_timeout",
             Op::Close => "close",
             Op::Choose => "choose",
+            Op::Poll => "poll",
+            Op::Wake => "wake",
         }
     }
 }

@@ -214,6 +214,14 @@ pub fn current() -> ActorId {
     with_exec(|cell| cell.borrow().current).flatten().expect("rt::current outside an actor")
 }
 
+/// Returns the location of the running actor's latest step (the step that
+/// resumed it, or a later one it took), if it took one. Taking no step
+/// itself, this lets a primitive name where an actor last did something
+/// visible (an async task's last operation before it returned `Pending`).
+pub fn last_location() -> Option<&'static Location<'static>> {
+    with_exec(|cell| cell.borrow().last_location).flatten()
+}
+
 /// Returns the name given to `actor` at spawn, if any.
 pub fn given_name(actor: ActorId) -> Option<String> {
     with_exec(|cell| cell.borrow().actors.get(actor.index()).and_then(|a| a.name.clone())).flatten()

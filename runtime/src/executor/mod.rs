@@ -16,9 +16,10 @@
 //! assert_eq!(sum, 285);
 //! ```
 //!
-//! This is the production executor in both modes: under the `sim` feature it
-//! still runs on real OS threads, std locks and the wall clock (tasks are
-//! not yet actors the checker schedules).
+//! Under the `sim` feature, outside an exploration this is the production
+//! executor; inside one (`samaritan::check`), every task is an actor the
+//! checker schedules and polls and wakes are visible operations (see the
+//! `sim` module; a runtime built there starts no OS threads).
 //!
 //! Invariants:
 //!
@@ -34,6 +35,8 @@ mod current;
 mod multi;
 mod park;
 mod runtime;
+#[cfg(feature = "sim")]
+mod sim;
 mod task;
 
 use std::fmt;
@@ -117,6 +120,11 @@ impl Builder {
                     Some(n) => n,
                     None => std::thread::available_parallelism().map_or(1, |n| n.get()),
                 };
+                // Inside an exploration tasks are actors: no worker threads.
+                #[cfg(feature = "sim")]
+                if samaritan_sim::rt::active() {
+                    return Ok(current::build());
+                }
                 multi::build(n, &self.thread_name, self.thread_stack_size)
             }
         }
@@ -126,6 +134,7 @@ impl Builder {
 /// Runs a future to completion on a fresh current-thread runtime on this
 /// thread; tasks it spawns run on this thread too, and are dropped when it
 /// returns.
+#[track_caller]
 pub fn block_on<F: Future>(future: F) -> F::Output {
     current::build().block_on(future)
 }
@@ -158,6 +167,7 @@ where
 /// # Panics
 ///
 /// If the OS cannot start a thread.
+#[track_caller]
 pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
 where
     F: FnOnce() -> R + Send + 'static,
@@ -167,11 +177,16 @@ where
 }
 
 /// `spawn_blocking`, with `handle` made current on the blocking thread.
+#[track_caller]
 fn spawn_blocking_with<F, R>(handle: Option<Handle>, f: F) -> JoinHandle<R>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
+    #[cfg(feature = "sim")]
+    if samaritan_sim::rt::active() {
+        return sim::spawn_blocking(handle, f, std::panic::Location::caller());
+    }
     let slot = JoinSlot::new();
     let out = slot.clone();
     let result = std::thread::Builder::new().name("samaritan-blocking".into()).spawn(move || {
@@ -186,15 +201,23 @@ where
 }
 
 /// Yields to the scheduler once: the task is queued again, behind every
-/// task already waiting, and resumes when its turn comes.
+/// task already waiting, and resumes when its turn comes. Under `sim`, a
+/// yield for the fair scheduler.
+#[track_caller]
 pub fn yield_now() -> YieldNow {
-    YieldNow { yielded: false }
+    YieldNow {
+        yielded: false,
+        #[cfg(feature = "sim")]
+        location: std::panic::Location::caller(),
+    }
 }
 
 /// The future returned by [`yield_now`].
 #[must_use = "futures do nothing unless awaited"]
 pub struct YieldNow {
     yielded: bool,
+    #[cfg(feature = "sim")]
+    location: &'static std::panic::Location<'static>,
 }
 
 impl Future for YieldNow {
@@ -203,6 +226,10 @@ impl Future for YieldNow {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         if self.yielded {
             return Poll::Ready(());
+        }
+        #[cfg(feature = "sim")]
+        if samaritan_sim::rt::active() {
+            samaritan_sim::rt::step(samaritan_sim::Op::Yield, None, self.location);
         }
         self.yielded = true;
         cx.waker().wake_by_ref();

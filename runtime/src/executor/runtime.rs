@@ -38,12 +38,15 @@ pub(crate) struct Shared {
     pub(crate) flavor: Flavor,
     /// Live (unfinished) tasks by id; `closed` once shutdown drained it.
     registry: Mutex<Registry>,
-    next_id: AtomicU64,
+    pub(crate) next_id: AtomicU64,
     /// Set once by shutdown; never cleared.
     shutdown: AtomicBool,
     /// Worker threads still running, and the condvar shutdown waits on.
     running_workers: Mutex<usize>,
     workers_done: Condvar,
+    /// The simulated tasks, inside an exploration.
+    #[cfg(feature = "sim")]
+    pub(crate) sim: super::sim::Registry,
 }
 
 #[derive(Default)]
@@ -67,6 +70,8 @@ impl Shared {
             shutdown: AtomicBool::new(false),
             running_workers: Mutex::new(0),
             workers_done: Condvar::new(),
+            #[cfg(feature = "sim")]
+            sim: Default::default(),
         })
     }
 
@@ -76,6 +81,10 @@ impl Shared {
 
     /// Queues a `SCHEDULED` task, or drops its future after shutdown.
     pub(crate) fn schedule(self: &Arc<Self>, task: Arc<Task>) {
+        #[cfg(feature = "sim")]
+        if super::sim::abort_by_id(self, task.id) {
+            return;
+        }
         if self.is_shutdown() {
             task.cancel();
             return;
@@ -108,6 +117,8 @@ impl Shared {
     /// every pending task's future. Returns `true` if every worker exited.
     fn shutdown(&self, timeout: Option<Duration>) -> bool {
         self.shutdown.store(true, Ordering::Release);
+        #[cfg(feature = "sim")]
+        super::sim::shutdown(self);
         if let Flavor::Multi(q) = &self.flavor {
             q.wake_all();
         }
@@ -211,6 +222,10 @@ impl Handle {
     /// Returns the handle of the runtime this thread is running inside, or
     /// an error outside one.
     pub fn try_current() -> Result<Handle, TryCurrentError> {
+        #[cfg(feature = "sim")]
+        if samaritan_sim::rt::active() {
+            return super::sim::try_current().ok_or(TryCurrentError {});
+        }
         CURRENT.try_with(|c| c.borrow().clone()).ok().flatten().ok_or(TryCurrentError {})
     }
 
@@ -225,11 +240,16 @@ impl Handle {
     /// A task only runs while the runtime has somewhere to run it: on a
     /// multi-thread runtime, its workers; on a current-thread runtime, a
     /// thread inside [`Runtime::block_on`] (or [`Handle::block_on`]).
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        #[cfg(feature = "sim")]
+        if samaritan_sim::rt::active() {
+            return super::sim::spawn(self, future, std::panic::Location::caller());
+        }
         let slot = JoinSlot::new();
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         let task = Task::new(id, Box::pin(Wrapped::new(future, slot.clone())), Arc::downgrade(&self.shared));
@@ -250,6 +270,7 @@ impl Handle {
 
     /// Runs a blocking closure on a thread of its own, so it does not stall
     /// the workers; see [`spawn_blocking`](super::spawn_blocking).
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
@@ -261,7 +282,12 @@ impl Handle {
     /// Runs a future to completion on the calling thread, with this runtime
     /// current. On a current-thread runtime the calling thread also runs the
     /// spawned tasks meanwhile; on a multi-thread runtime the workers do.
+    #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        #[cfg(feature = "sim")]
+        if samaritan_sim::rt::active() {
+            return super::sim::block_on(self, future, std::panic::Location::caller());
+        }
         let _enter = self.enter();
         match &self.shared.flavor {
             Flavor::Multi(_) => park::block_on(future),
@@ -311,6 +337,7 @@ impl Runtime {
     }
 
     /// Spawns a task on this runtime; see [`Handle::spawn`].
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -321,6 +348,7 @@ impl Runtime {
 
     /// Runs a blocking closure on a thread of its own; see
     /// [`spawn_blocking`](super::spawn_blocking).
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
@@ -331,6 +359,7 @@ impl Runtime {
 
     /// Runs a future to completion on the calling thread; see
     /// [`Handle::block_on`].
+    #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         self.handle.block_on(future)
     }

@@ -17,8 +17,13 @@
 //! future once its deadline has passed. A timer never completes before its
 //! deadline; how late it may be depends on the OS scheduler.
 //!
-//! This is the production timer in both modes: under the `sim` feature it
-//! still reads the wall clock (virtual time for tasks is not built yet).
+//! Under the `sim` feature, outside an exploration this is the production
+//! timer. Inside one, a sleep does not wait: its first poll is a yielding
+//! [`Op::Sleep`](samaritan_sim::Op::Sleep) step that advances the virtual
+//! clock by the time left (exactly the duration for [`sleep`] and
+//! [`timeout`]; measured on the wall clock for an absolute deadline) and
+//! completes, as `thread::sleep` does. So a [`timeout`] whose future is not
+//! ready at once always elapses: timeouts do not race their futures yet.
 
 mod driver;
 
@@ -38,13 +43,36 @@ fn deadline_after(d: Duration) -> Instant {
 }
 
 /// Waits until `duration` has elapsed.
+#[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
-    sleep_until(deadline_after(duration))
+    #[cfg_attr(not(feature = "sim"), allow(unused_mut))]
+    let mut sleep = sleep_until(deadline_after(duration));
+    #[cfg(feature = "sim")]
+    {
+        sleep.sim.duration = Some(duration);
+    }
+    sleep
 }
 
 /// Waits until `deadline`; completes at once if it has passed.
+#[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
-    Sleep { deadline, entry: None }
+    Sleep {
+        deadline,
+        entry: None,
+        #[cfg(feature = "sim")]
+        sim: SimSleep { duration: None, location: std::panic::Location::caller() },
+    }
+}
+
+/// What a sleep needs inside an exploration.
+#[cfg(feature = "sim")]
+#[derive(Debug)]
+struct SimSleep {
+    /// The exact duration, when made by [`sleep`]; `None` for a deadline.
+    duration: Option<Duration>,
+    /// Where the sleep was made, for its step.
+    location: &'static std::panic::Location<'static>,
 }
 
 /// The future returned by [`sleep`] and [`sleep_until`].
@@ -56,6 +84,8 @@ pub struct Sleep {
     deadline: Instant,
     /// `Some` once registered for `deadline`.
     entry: Option<Arc<Entry>>,
+    #[cfg(feature = "sim")]
+    sim: SimSleep,
 }
 
 impl Sleep {
@@ -75,6 +105,10 @@ impl Sleep {
             entry.clear();
         }
         self.deadline = deadline;
+        #[cfg(feature = "sim")]
+        {
+            self.sim.duration = None;
+        }
     }
 }
 
@@ -82,6 +116,15 @@ impl Future for Sleep {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        #[cfg(feature = "sim")]
+        if samaritan_sim::rt::active() {
+            let left = self.sim.duration.unwrap_or_else(|| self.deadline.saturating_duration_since(Instant::now()));
+            samaritan_sim::rt::step(samaritan_sim::Op::Sleep, None, self.sim.location);
+            samaritan_sim::rt::advance_clock(left.as_nanos().min(u128::from(u64::MAX)) as u64);
+            // Elapsed: polled again, it is ready without more time passing.
+            self.sim.duration = Some(Duration::ZERO);
+            return Poll::Ready(());
+        }
         if self.is_elapsed() {
             return Poll::Ready(());
         }
@@ -139,11 +182,13 @@ impl From<Elapsed> for std::io::Error {
 /// Runs `future` with a time limit: `Ok(output)` if it completes within
 /// `duration`, `Err(Elapsed)` otherwise (and the future is dropped with the
 /// [`Timeout`]). A future that is ready on its first poll always wins.
+#[track_caller]
 pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
-    timeout_at(deadline_after(duration), future)
+    Timeout { future, sleep: sleep(duration) }
 }
 
 /// Like [`timeout`], with an absolute deadline.
+#[track_caller]
 pub fn timeout_at<F: Future>(deadline: Instant, future: F) -> Timeout<F> {
     Timeout { future, sleep: sleep_until(deadline) }
 }

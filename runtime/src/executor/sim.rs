@@ -1,0 +1,249 @@
+//! The executor inside an exploration: every task is an engine actor.
+//!
+//! Used only while [`rt::active`] holds (a `sim` build running a test
+//! closure); outside an exploration the production executor runs, so a
+//! `sim` build of ordinary code is unchanged.
+//!
+//! - A spawned task is an actor named `task-N` (`N` counts a runtime's
+//!   tasks from 1) that polls its future in a loop. `block_on` runs the
+//!   same loop on the calling actor. A runtime built inside an
+//!   exploration starts no OS threads.
+//! - Polls and wakes are visible operations: before each poll the task
+//!   announces [`Op::Poll`] on its `Task` object, enabled only once the task
+//!   was woken (the first poll at once); a waker announces [`Op::Wake`] and
+//!   then marks the task woken. A future that returns `Pending` without
+//!   arranging a wake (a lost wakeup) leaves its task disabled forever, which
+//!   the engine reports as a deadlock of the task blocked in `poll`, at the
+//!   location of the task's last visible operation before it returned
+//!   `Pending`.
+//! - The output travels through the production [`JoinSlot`]: the finishing
+//!   task stores it and wakes the joiner's waker (a visible wake when the
+//!   joiner is simulated). A panic in `poll` is caught into
+//!   [`JoinError::Panic`] by the production wrapper
+//!   and so does not fail the execution.
+//! - Abort: the [`JoinHandle`] carries a stand-in production task (never
+//!   polled) whose wake reaches [`Shared::schedule`], which hands it to
+//!   [`abort_by_id`]; the simulated task is marked aborted and woken, and its
+//!   loop drops the future, which publishes `Cancelled`.
+//! - Shutdown (the runtime dropped) aborts every task still running, so
+//!   their futures are dropped by their own actors, after the drop returned
+//!   (production drops them during it).
+//!
+//! Invariant: one actor runs at a time, so the flags are Relaxed atomics
+//! and the std locks inside the join slot are never contended.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
+use std::pin::{pin, Pin};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+
+use samaritan_sim::rt::{self, ObjectSlot};
+use samaritan_sim::{ObjectId, Op};
+
+use super::runtime::{Handle, Shared};
+use super::task::{JoinError, JoinHandle, JoinSlot, Task, Wrapped};
+
+/// The engine-side state of one simulated task (or `block_on` call).
+struct SimTask {
+    /// The `Task` object its polls and wakes name.
+    slot: ObjectSlot,
+    /// Set by a wake, consumed by the poll it enables.
+    woken: AtomicBool,
+    /// Set by abort and shutdown: the next poll drops the future instead.
+    aborted: AtomicBool,
+}
+
+impl SimTask {
+    fn new() -> Arc<SimTask> {
+        // The first poll is enabled at once.
+        Arc::new(SimTask { slot: ObjectSlot::new(), woken: AtomicBool::new(true), aborted: AtomicBool::new(false) })
+    }
+
+    fn object(&self) -> ObjectId {
+        self.slot.id("Task").0
+    }
+
+    /// Marks the task aborted and wakes it, after the visible wake.
+    fn abort(self: &Arc<Self>) {
+        self.announce_wake();
+        self.aborted.store(true, Ordering::Relaxed);
+        self.woken.store(true, Ordering::Relaxed);
+    }
+
+    /// Announces a wake of this task inside an exploration. Wakers are
+    /// called through a vtable, so the caller's location is lost: the step
+    /// shows the waking actor's previous visible operation instead.
+    fn announce_wake(&self) {
+        if rt::active() {
+            rt::step(Op::Wake, Some(self.object()), rt::last_location().unwrap_or(Location::caller()));
+        }
+    }
+}
+
+impl Wake for SimTask {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.announce_wake();
+        self.woken.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The simulated tasks of one runtime that have not finished, by id.
+#[derive(Default)]
+pub(crate) struct Registry {
+    live: Mutex<HashMap<u64, Arc<SimTask>>>,
+}
+
+impl Registry {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<SimTask>>> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Polls `future` each time `task` is woken until it is ready; `None` if
+/// the task was aborted first. `location` names the first poll; each later
+/// one is named by the task's last visible operation before `Pending`.
+fn poll_loop<F: Future + ?Sized>(
+    task: &Arc<SimTask>,
+    mut future: Pin<&mut F>,
+    mut location: &'static Location<'static>,
+) -> Option<F::Output> {
+    let waker = Waker::from(task.clone());
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        rt::step_when(Op::Poll, Some(task.object()), location, &|| task.woken.load(Ordering::Relaxed));
+        task.woken.store(false, Ordering::Relaxed);
+        if task.aborted.load(Ordering::Relaxed) {
+            return None;
+        }
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return Some(output);
+        }
+        location = rt::last_location().unwrap_or(location);
+    }
+}
+
+/// Spawns `future` as an actor on `handle`'s runtime.
+pub(crate) fn spawn<F>(handle: &Handle, future: F, location: &'static Location<'static>) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let shared = &handle.shared;
+    let slot = JoinSlot::new();
+    let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+    // Never polled: only its wake matters, which `abort` turns into a
+    // `Shared::schedule` of this id (see `abort_by_id`).
+    let stand_in = Task::new(id, Box::pin(std::future::pending::<()>()), Arc::downgrade(shared));
+    let join = JoinHandle::new(slot.clone(), Some(stand_in));
+    if shared.is_shutdown() {
+        slot.complete(Err(JoinError::cancelled()));
+        return join;
+    }
+    let task = SimTask::new();
+    shared.sim.lock().insert(id, task.clone());
+    let wrapped = Wrapped::new(future, slot);
+    let handle = handle.clone();
+    let body = move || {
+        let _enter = enter(&handle);
+        let mut future = Box::pin(wrapped);
+        // `Wrapped` stores the output (or the caught panic) when ready;
+        // dropped unfinished (aborted), it stores `Cancelled`.
+        let _ = poll_loop(&task, future.as_mut(), location);
+        drop(future);
+        handle.shared.sim.lock().remove(&id);
+    };
+    rt::spawn(Some(format!("task-{}", id + 1)), None, location, Box::new(body));
+    join
+}
+
+/// Runs `future` to completion on the calling actor, with `handle` current.
+pub(crate) fn block_on<F: Future>(handle: &Handle, future: F, location: &'static Location<'static>) -> F::Output {
+    let _enter = enter(handle);
+    let task = SimTask::new();
+    let future = pin!(future);
+    poll_loop(&task, future, location).expect("a block_on task is never aborted")
+}
+
+/// Runs `f` on an actor of its own (a simulated thread).
+pub(crate) fn spawn_blocking<F, R>(handle: Option<Handle>, f: F, location: &'static Location<'static>) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let slot = JoinSlot::new();
+    let out = slot.clone();
+    let body = move || {
+        let _enter = handle.as_ref().map(enter);
+        match catch_unwind(AssertUnwindSafe(f)) {
+            // The execution ends: let the teardown unwind this actor.
+            Err(payload) if rt::tearing_down() => resume_unwind(payload),
+            result => out.complete(result.map_err(JoinError::panic)),
+        }
+    };
+    rt::spawn(None, None, location, Box::new(body));
+    JoinHandle::new(slot, None)
+}
+
+/// Aborts the simulated task `id` of `shared`, if it is one that has not
+/// finished; returns whether it was (then `Shared::schedule` is done).
+pub(crate) fn abort_by_id(shared: &Shared, id: u64) -> bool {
+    if !rt::active() {
+        return false;
+    }
+    let task = shared.sim.lock().get(&id).cloned();
+    match task {
+        Some(task) => {
+            task.abort();
+            true
+        }
+        None => false,
+    }
+}
+
+/// Aborts every simulated task of a runtime that shuts down.
+pub(crate) fn shutdown(shared: &Shared) {
+    let live: Vec<_> = shared.sim.lock().drain().collect();
+    for (_, task) in live {
+        task.abort();
+    }
+}
+
+/// The key of the actor-local current runtime: an address no
+/// `thread_local!` key can have.
+static CURRENT_KEY: u8 = 0;
+
+fn with_current<R>(f: impl FnOnce(&RefCell<Option<Handle>>) -> R) -> R {
+    rt::with_local(&CURRENT_KEY as *const u8 as usize, || RefCell::new(None), f)
+}
+
+/// Returns the runtime the running actor is inside (the OS thread-local
+/// of production is shared by every actor, so it is kept per actor).
+pub(crate) fn try_current() -> Option<Handle> {
+    with_current(|c| c.borrow().clone())
+}
+
+/// Restores the running actor's previous current runtime when dropped.
+struct Enter {
+    previous: Option<Handle>,
+}
+
+fn enter(handle: &Handle) -> Enter {
+    Enter { previous: with_current(|c| c.borrow_mut().replace(handle.clone())) }
+}
+
+impl Drop for Enter {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        if rt::active() {
+            with_current(|c| *c.borrow_mut() = previous);
+        }
+    }
+}
