@@ -4,14 +4,17 @@
 //! The `block_on` loop polls its own future when woken, then runs up to
 //! `BATCH` queued tasks, and parks on `signal` when it has nothing to do.
 //! `signal.pending` is a sticky permit: every push and every wake of a
-//! `block_on` future sets it before notifying, and a parker consumes it, so
-//! a push between "queue is empty" and "wait" is never lost (at worst one
-//! extra turn of the loop).
+//! `block_on` future sets it, and a parker consumes it, so a push between
+//! "queue is empty" and "wait" is never lost (at worst one extra turn of the
+//! loop). Only a signal that finds a parker (`signal.parked`) takes the lock
+//! and notifies: a parker counts itself under the lock before it reads
+//! `pending`, and a signaller sets `pending` before it reads `parked`, both
+//! `SeqCst`, so one of the two always sees the other.
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake, Waker};
 
@@ -29,14 +32,31 @@ pub(crate) struct Queue {
 
 /// Wakes the threads parked in `block_on`.
 struct Signal {
-    pending: Mutex<bool>,
+    /// Set by every push and wake, consumed by a parker.
+    pending: AtomicBool,
+    /// Threads inside (or about to enter) the wait; changed under `lock`.
+    parked: AtomicUsize,
+    lock: Mutex<()>,
     cvar: Condvar,
 }
 
 impl Signal {
     fn notify(&self) {
-        *self.pending.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.cvar.notify_all();
+        self.pending.store(true, Ordering::SeqCst);
+        if self.parked.load(Ordering::SeqCst) > 0 {
+            let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.cvar.notify_all();
+        }
+    }
+
+    /// Blocks until a push or wake since the last call, or `main` is woken.
+    fn wait(&self, main: &MainWaker) {
+        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.parked.fetch_add(1, Ordering::SeqCst);
+        while !self.pending.swap(false, Ordering::SeqCst) && !main.woken.load(Ordering::Acquire) {
+            g = self.cvar.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        self.parked.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -76,6 +96,8 @@ impl Queue {
     /// Drives `future` and the queued tasks on this thread until the future
     /// completes.
     pub(crate) fn block_on<F: Future>(&self, shared: &Arc<Shared>, future: F) -> F::Output {
+        // On a multi-thread worker: hand its LIFO task to the other workers.
+        let _blocking = super::multi::enter_blocking();
         let mut future = pin!(future);
         let main = Arc::new(MainWaker { woken: AtomicBool::new(true), signal: self.signal.clone() });
         let waker = Waker::from(main.clone());
@@ -99,11 +121,7 @@ impl Queue {
             if ran > 0 {
                 continue;
             }
-            let mut pending = self.signal.pending.lock().unwrap_or_else(|e| e.into_inner());
-            while !*pending && !main.woken.load(Ordering::Acquire) {
-                pending = self.signal.cvar.wait(pending).unwrap_or_else(|e| e.into_inner());
-            }
-            *pending = false;
+            self.signal.wait(&main);
         }
     }
 }
@@ -112,7 +130,12 @@ impl Queue {
 pub(crate) fn build() -> Runtime {
     let queue = Queue {
         run: Mutex::new(VecDeque::new()),
-        signal: Arc::new(Signal { pending: Mutex::new(false), cvar: Condvar::new() }),
+        signal: Arc::new(Signal {
+            pending: AtomicBool::new(false),
+            parked: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            cvar: Condvar::new(),
+        }),
     };
     Runtime::from_parts(Handle { shared: Shared::new(Flavor::Current(queue)) }, Vec::new())
 }

@@ -3,6 +3,8 @@
 //! The waker sets `woken` and unparks the thread; the loop re-polls only
 //! after consuming `woken`, so a spurious unpark costs one check, and a
 //! wake between a `Pending` poll and `park` leaves the unpark token set.
+//! On a worker thread, the worker's LIFO task is handed to the other
+//! workers first (see `multi::enter_blocking`).
 
 use std::future::Future;
 use std::pin::pin;
@@ -29,6 +31,7 @@ impl Wake for ThreadWaker {
 
 /// Polls `future` on this thread until it completes, parking in between.
 pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
+    let _blocking = super::multi::enter_blocking();
     let mut future = pin!(future);
     let state = Arc::new(ThreadWaker { thread: std::thread::current(), woken: AtomicBool::new(false) });
     let waker = Waker::from(state.clone());
