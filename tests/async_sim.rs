@@ -239,21 +239,26 @@ mod sim {
 
     #[test]
     fn a_sleep_is_a_step_that_takes_no_wall_time() {
-        // An hour of virtual time: main polls, sleeps (one step, the clock
-        // jumps) and goes on at once to its panic.
+        // An hour of virtual time: main polls, sleeps (one step: it arms a
+        // timer and is pending), and with no one else to run the clock jumps
+        // an hour and wakes it: it polls again and goes on to its panic.
         let start = std::time::Instant::now();
         let ops = first_trace_ops(|| {
             executor::block_on(samaritan::time::sleep(Duration::from_secs(3600)));
             panic!("the end");
         });
-        assert_eq!(ops, [("main".to_string(), Op::Poll), ("main".to_string(), Op::Sleep)]);
+        assert_eq!(
+            ops,
+            [("main".to_string(), Op::Poll), ("main".to_string(), Op::Sleep), ("main".to_string(), Op::Poll)]
+        );
         assert!(start.elapsed() < Duration::from_secs(60));
     }
 
     #[test]
-    fn a_timeout_elapses_unless_its_future_is_ready_at_once() {
-        // Timeouts do not race their futures yet: a pending future loses at
-        // once, a ready one wins. One actor, no choice: 1 execution.
+    fn a_timeout_elapses_when_nothing_else_can_happen_first() {
+        // A future that stays pending loses once nothing else can run (the
+        // clock jumps to the deadline); a ready one wins. One actor, no
+        // choice: 1 execution.
         check_dfs(1, || {
             let hour = Duration::from_secs(3600);
             let lost = executor::block_on(samaritan::time::timeout(hour, std::future::pending::<()>()));
@@ -261,6 +266,35 @@ mod sim {
             let won = executor::block_on(samaritan::time::timeout(hour, async { 3 }));
             assert_eq!(won, Ok(3));
         });
+    }
+
+    #[test]
+    fn a_timeout_and_its_future_ready_at_the_same_instant_race() {
+        // The sender sleeps exactly as long as the receiver's timeout: both
+        // timers fire at the same virtual instant, so the receiver sees its
+        // message ready and its deadline passed at once, and which wins is
+        // an explored choice: both results are reached.
+        use std::sync::Mutex as StdMutex;
+        static SEEN: StdMutex<Vec<bool>> = StdMutex::new(Vec::new());
+        let report = samaritan::Builder::new()
+            .strategy(samaritan::SearchStrategy::Dfs)
+            .explore(|| {
+                executor::block_on(async {
+                    let (tx, rx) = samaritan::sync::oneshot::channel::<u32>();
+                    let second = Duration::from_secs(1);
+                    let sender = executor::spawn(async move {
+                        samaritan::time::sleep(second).await;
+                        let _ = tx.send(7);
+                    });
+                    let got = samaritan::time::timeout(second, rx).await;
+                    SEEN.lock().unwrap().push(got.is_ok());
+                    sender.await.unwrap();
+                })
+            })
+            .unwrap();
+        assert_eq!((&report.outcome, report.exhausted), (&Outcome::Pass, true), "{report}");
+        let seen = SEEN.lock().unwrap();
+        assert!(seen.contains(&true) && seen.contains(&false), "{seen:?}");
     }
 
     /// The lost wakeup's deadlock: the waiter task blocked in `poll` on its

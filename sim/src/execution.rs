@@ -78,8 +78,12 @@ pub(crate) struct Execution {
     pub(crate) teardown: bool,
     /// Operations performed during teardown by actors not unwinding.
     pub(crate) teardown_ops: u64,
-    /// Virtual time in nanoseconds; only `sleep` advances it.
+    /// Virtual time in nanoseconds; `sleep` advances it, and so does firing
+    /// a timer when no actor can run.
     pub(crate) clock_ns: u64,
+    /// Timers ([`crate::rt::wake_at`]): a virtual deadline and what to do
+    /// then. Fired, earliest first, only when no actor is enabled.
+    pub(crate) timers: Vec<(u64, Box<dyn Fn()>)>,
     pub(crate) strategy: *mut (dyn Strategy + 'static),
     pub(crate) pool: *mut StackPool,
     pub(crate) progress: Arc<Progress>,
@@ -118,6 +122,7 @@ impl Execution {
             teardown: false,
             teardown_ops: 0,
             clock_ns: 0,
+            timers: Vec::new(),
             strategy,
             pool,
             progress,
@@ -146,6 +151,7 @@ impl Execution {
         self.teardown = false;
         self.teardown_ops = 0;
         self.clock_ns = 0;
+        self.timers.clear();
         self.leaked = 0;
         self.views.clear();
         self.enabled.clear();
@@ -236,6 +242,12 @@ impl Execution {
         if let Some(a) = announcing {
             self.wait(a);
         }
+        // Virtual time: when no actor can run, the clock jumps to the next
+        // timer's deadline and the timers due then fire.
+        while self.enabled.is_empty() && !self.timers.is_empty() {
+            self.fire_timers();
+            unfinished = self.collect_enabled(track);
+        }
         if self.enabled.is_empty() {
             return self.end_without_step(unfinished);
         }
@@ -281,6 +293,41 @@ impl Execution {
         actor.yielded = yielded;
         self.current = Some(chosen);
         Next::Run(chosen)
+    }
+
+    /// Advances the clock to the earliest timer's deadline and fires every
+    /// timer due by then.
+    #[cold]
+    fn fire_timers(&mut self) {
+        let Some(next) = self.timers.iter().map(|t| t.0).min() else { return };
+        self.clock_ns = self.clock_ns.max(next);
+        let now = self.clock_ns;
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.timers).into_iter().partition(|t| t.0 <= now);
+        self.timers = later;
+        for (_, fire) in due {
+            fire();
+        }
+    }
+
+    /// Finds the enabled actors again (after timers fired; every actor has
+    /// filed its operation by then); returns whether any is unfinished.
+    fn collect_enabled(&mut self, track: bool) -> bool {
+        self.enabled.clear();
+        if track {
+            self.fairness.clear_enabled();
+        }
+        let mut unfinished = false;
+        for (i, (actor, view)) in self.actors.iter().zip(self.views.iter_mut()).enumerate() {
+            view.enabled = actor.is_enabled();
+            if view.enabled {
+                self.enabled.push(ActorId::from_index(i));
+                if track {
+                    self.fairness.mark_enabled(i);
+                }
+            }
+            unfinished |= actor.status != Status::Finished;
+        }
+        unfinished
     }
 
     /// Sets actor `id`'s pending operation, in its record and in the view

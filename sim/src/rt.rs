@@ -273,6 +273,15 @@ pub fn advance_clock(nanos: u64) -> u64 {
     .unwrap_or(0)
 }
 
+/// Arms a timer: at virtual time `deadline_ns`, once no actor can run,
+/// the engine advances the clock there and calls `fire`. `fire` runs with
+/// the engine borrowed: it may only set state that a [`step_when`]
+/// condition reads (a flag), never call into `rt`. Timers of an execution
+/// that ends unfired are dropped.
+pub fn wake_at(deadline_ns: u64, fire: Box<dyn Fn()>) {
+    with_exec(|cell| cell.borrow_mut().timers.push((deadline_ns, fire)));
+}
+
 /// Returns the virtual clock, in nanoseconds since the execution began.
 pub fn now() -> u64 {
     with_exec(|cell| cell.borrow().clock_ns).unwrap_or(0)

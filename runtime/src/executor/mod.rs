@@ -36,7 +36,7 @@ mod multi;
 mod park;
 mod runtime;
 #[cfg(feature = "sim")]
-mod sim;
+pub(crate) mod sim;
 mod task;
 
 use std::fmt;

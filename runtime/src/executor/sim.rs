@@ -123,7 +123,11 @@ fn poll_loop<F: Future + ?Sized>(
         if task.aborted.load(Ordering::Relaxed) {
             return None;
         }
-        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+        // Timers armed during the poll wake this task (see `timer_wake`).
+        let previous = with_task(|t| t.borrow_mut().replace(task.clone()));
+        let polled = future.as_mut().poll(&mut cx);
+        with_task(|t| *t.borrow_mut() = previous);
+        if let Poll::Ready(output) = polled {
             return Some(output);
         }
         location = rt::last_location().unwrap_or(location);
@@ -228,6 +232,22 @@ fn with_current<R>(f: impl FnOnce(&RefCell<Option<Handle>>) -> R) -> R {
 /// of production is shared by every actor, so it is kept per actor).
 pub(crate) fn try_current() -> Option<Handle> {
     with_current(|c| c.borrow().clone())
+}
+
+/// The key of the actor-local task being polled.
+static TASK_KEY: u8 = 1;
+
+fn with_task<R>(f: impl FnOnce(&RefCell<Option<Arc<SimTask>>>) -> R) -> R {
+    rt::with_local(&TASK_KEY as *const u8 as usize, || RefCell::new(None), f)
+}
+
+/// Returns what a timer armed now should do when the engine fires it
+/// ([`rt::wake_at`]): wake the task being polled, without a step (the
+/// engine calls it while it decides, when no actor can run). `None`
+/// outside a poll of a simulated task.
+pub(crate) fn timer_wake() -> Option<Box<dyn Fn()>> {
+    let task = with_task(|t| t.borrow().clone())?;
+    Some(Box::new(move || task.woken.store(true, Ordering::Relaxed)))
 }
 
 /// Restores the running actor's previous current runtime when dropped.

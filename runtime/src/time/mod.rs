@@ -18,12 +18,17 @@
 //! deadline; how late it may be depends on the OS scheduler.
 //!
 //! Under the `sim` feature, outside an exploration this is the production
-//! timer. Inside one, a sleep does not wait: its first poll is a yielding
-//! [`Op::Sleep`](samaritan_sim::Op::Sleep) step that advances the virtual
-//! clock by the time left (exactly the duration for [`sleep`] and
-//! [`timeout`]; measured on the wall clock for an absolute deadline) and
-//! completes, as `thread::sleep` does. So a [`timeout`] whose future is not
-//! ready at once always elapses: timeouts do not race their futures yet.
+//! timer. Inside one, time is virtual: a sleep's first poll is a yielding
+//! [`Op::Sleep`](samaritan_sim::Op::Sleep) step that arms an engine timer
+//! at its virtual deadline and returns `Pending`; when no actor can run,
+//! the engine's clock jumps to the earliest deadline and wakes the task
+//! that armed it. So a sleep lasts exactly its duration in virtual time and
+//! nothing reads the wall clock, except the first poll of an absolute
+//! deadline ([`sleep_until`], [`timeout_at`], [`interval_at`]), which is
+//! measured against it once; later deadlines of an [`Interval`] follow in
+//! virtual time. A [`timeout`] elapses only when nothing else can happen
+//! first; when its future becomes ready at the same virtual instant as its
+//! deadline, which one wins is an explored choice.
 
 mod driver;
 
@@ -61,7 +66,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
         deadline,
         entry: None,
         #[cfg(feature = "sim")]
-        sim: SimSleep { duration: None, location: std::panic::Location::caller() },
+        sim: SimSleep { duration: None, location: std::panic::Location::caller(), deadline_ns: None, armed: false },
     }
 }
 
@@ -73,6 +78,15 @@ struct SimSleep {
     duration: Option<Duration>,
     /// Where the sleep was made, for its step.
     location: &'static std::panic::Location<'static>,
+    /// Its virtual deadline (engine nanoseconds), once first polled.
+    deadline_ns: Option<u64>,
+    /// Whether an engine timer is armed for `deadline_ns`.
+    armed: bool,
+}
+
+#[cfg(feature = "sim")]
+fn nanos(d: Duration) -> u64 {
+    d.as_nanos().min(u128::from(u64::MAX)) as u64
 }
 
 /// The future returned by [`sleep`] and [`sleep_until`].
@@ -104,11 +118,63 @@ impl Sleep {
         if let Some(entry) = self.entry.take() {
             entry.clear();
         }
-        self.deadline = deadline;
         #[cfg(feature = "sim")]
         {
+            // In virtual time the new deadline keeps its distance from the
+            // old one (an interval's next tick is exactly a period later).
             self.sim.duration = None;
+            self.sim.armed = false;
+            self.sim.deadline_ns = self.sim.deadline_ns.map(|old| {
+                if deadline >= self.deadline {
+                    old.saturating_add(nanos(deadline - self.deadline))
+                } else {
+                    old.saturating_sub(nanos(self.deadline - deadline))
+                }
+            });
         }
+        self.deadline = deadline;
+    }
+
+    /// Polls in virtual time (inside an exploration).
+    #[cfg(feature = "sim")]
+    fn poll_sim(&mut self) -> Poll<()> {
+        use samaritan_sim::{rt, Op};
+        let deadline = match self.sim.deadline_ns {
+            Some(deadline) => deadline,
+            None => {
+                // The first poll: a yield, and the deadline fixed.
+                rt::step(Op::Sleep, None, self.sim.location);
+                let left = self.sim.duration.unwrap_or_else(|| self.deadline.saturating_duration_since(Instant::now()));
+                let deadline = rt::now().saturating_add(nanos(left));
+                self.sim.deadline_ns = Some(deadline);
+                deadline
+            }
+        };
+        if rt::now() >= deadline {
+            return Poll::Ready(());
+        }
+        if !self.sim.armed {
+            match crate::executor::sim::timer_wake() {
+                Some(wake) => {
+                    rt::wake_at(deadline, wake);
+                    self.sim.armed = true;
+                }
+                // Not polled by a simulated task (a hand-rolled executor):
+                // nobody to wake, so the time passes at once.
+                None => {
+                    rt::advance_clock(deadline - rt::now());
+                    return Poll::Ready(());
+                }
+            }
+        }
+        Poll::Pending
+    }
+
+    /// Returns whether the virtual deadline has passed (inside an
+    /// exploration, once polled).
+    #[cfg(feature = "sim")]
+    fn elapsed_sim(&self) -> bool {
+        self.sim.deadline_ns.is_some_and(|d| samaritan_sim::rt::now() >= d)
     }
 }
 
@@ -118,12 +184,7 @@ impl Future for Sleep {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         #[cfg(feature = "sim")]
         if samaritan_sim::rt::active() {
-            let left = self.sim.duration.unwrap_or_else(|| self.deadline.saturating_duration_since(Instant::now()));
-            samaritan_sim::rt::step(samaritan_sim::Op::Sleep, None, self.sim.location);
-            samaritan_sim::rt::advance_clock(left.as_nanos().min(u128::from(u64::MAX)) as u64);
-            // Elapsed: polled again, it is ready without more time passing.
-            self.sim.duration = Some(Duration::ZERO);
-            return Poll::Ready(());
+            return self.poll_sim();
         }
         if self.is_elapsed() {
             return Poll::Ready(());
@@ -220,8 +281,13 @@ impl<F: Future> Future for Timeout<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        // The future first: one that is ready wins over a passed deadline.
+        // The future first: one that is ready wins over a passed deadline,
+        // except in virtual time, where both at once is an explored race.
         if let Poll::Ready(v) = this.future.poll(cx) {
+            #[cfg(feature = "sim")]
+            if samaritan_sim::rt::active() && this.sleep.elapsed_sim() && samaritan_sim::rt::choose(2) == 1 {
+                return Poll::Ready(Err(Elapsed {}));
+            }
             return Poll::Ready(Ok(v));
         }
         match Pin::new(this.sleep).poll(cx) {
