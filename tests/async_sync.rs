@@ -716,7 +716,14 @@ mod sim {
 
     #[track_caller]
     fn check_dfs(with_async: bool) -> u64 {
-        let report = Builder::new()
+        let report = explore(with_async);
+        assert!(matches!(report.outcome, Outcome::Pass), "{report}");
+        report.executions
+    }
+
+    /// Explores two threads each doing `step` with DFS.
+    fn explore(with_async: bool) -> samaritan::Report {
+        Builder::new()
             .strategy(SearchStrategy::Dfs)
             .explore(move || {
                 let (tx, mut rx) = async_mpsc::unbounded_channel();
@@ -738,16 +745,17 @@ mod sim {
                     assert_eq!((rx.try_recv(), rx.try_recv()), (Ok(1), Ok(1)));
                 }
             })
-            .unwrap();
-        assert!(matches!(report.outcome, Outcome::Pass), "{report}");
-        report.executions
+            .unwrap()
     }
 
     #[test]
-    fn async_primitives_are_not_scheduling_points() {
-        // main S Am J, t1 At: only Am and At race, in 2 orders. The async
-        // operations use std locks inside, so they add no interleavings.
+    fn async_primitives_are_scheduling_points() {
+        // main S Am J, t1 At: only Am and At race, in 2 orders.
         assert_eq!(check_dfs(false), 2);
-        assert_eq!(check_dfs(true), 2);
+        // Each async operation is a visible step too (tests/async_sync_sim.rs
+        // counts them), so the other thread can run inside the async
+        // critical section, where `now_or_never` finds the lock held.
+        let report = explore(true);
+        assert!(matches!(&report.outcome, Outcome::Panic { .. }), "{report}");
     }
 }

@@ -8,6 +8,14 @@ use samaritan::{Builder, SearchStrategy};
 #[allow(dead_code)]
 mod lost_wakeup;
 
+#[path = "../../examples/select_drop.rs"]
+#[allow(dead_code)]
+mod select_drop;
+
+#[path = "../../examples/notify_permit.rs"]
+#[allow(dead_code)]
+mod notify_permit;
+
 /// Explores `f` with DFS and snapshots the report as users see it.
 #[track_caller]
 fn check(name: &str, f: fn()) {
@@ -23,4 +31,14 @@ fn check(name: &str, f: fn()) {
 #[test]
 fn lost_wakeup() {
     check("lost_wakeup", lost_wakeup::lost_wakeup);
+}
+
+#[test]
+fn select_drop() {
+    check("select_drop", select_drop::select_drop);
+}
+
+#[test]
+fn notify_permit() {
+    check("notify_permit", notify_permit::notify_permit);
 }

@@ -20,8 +20,10 @@
 //! and pending futures that give back what they were handed when dropped.
 //!
 //! They are the same real implementations under the `sim` feature: they use
-//! std primitives internally, not samaritan's modelled ones, so their
-//! internals are not scheduling points of an exploration.
+//! std primitives internally, not samaritan's modelled ones. Inside an
+//! exploration each public operation is announced as one visible step
+//! before it touches the shared state (see `vis`); their internals take no
+//! steps of their own.
 
 mod batch;
 pub mod mpsc;
@@ -30,6 +32,7 @@ mod notify;
 pub mod oneshot;
 mod rwlock;
 mod semaphore;
+mod vis;
 mod wait_list;
 pub mod watch;
 

@@ -18,28 +18,36 @@
 use std::collections::VecDeque;
 use std::error::Error;
 use std::fmt;
-use std::future::poll_fn;
+use std::future::{poll_fn, Future};
+use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use super::batch::{lock, BatchSemaphore};
 use super::semaphore::TryAcquireError;
+use super::vis::{Op, Site, Visible};
+
+const KIND: &str = "AsyncChannel";
 
 /// Creates a bounded channel holding at most `capacity` queued messages.
 ///
 /// # Panics
 ///
 /// If `capacity` is 0.
+#[track_caller]
 pub fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     assert!(capacity > 0, "a bounded async_mpsc channel needs a capacity above 0");
     let chan = Chan::new(Some(BatchSemaphore::new(capacity)));
-    (Sender { chan: chan.clone() }, Receiver { chan })
+    let site = Site::here();
+    (Sender { chan: chan.clone(), site }, Receiver { chan, site })
 }
 
 /// Creates a channel whose senders never wait.
+#[track_caller]
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, Receiver<T>) {
     let chan = Chan::new(None);
-    (UnboundedSender { chan: chan.clone() }, Receiver { chan })
+    let site = Site::here();
+    (UnboundedSender { chan: chan.clone(), site }, Receiver { chan, site })
 }
 
 #[derive(Debug)]
@@ -47,6 +55,7 @@ struct Chan<T> {
     state: Mutex<State<T>>,
     /// The free capacity of a bounded channel; `None` when unbounded.
     sem: Option<BatchSemaphore>,
+    vis: Visible,
 }
 
 #[derive(Debug)]
@@ -60,7 +69,7 @@ struct State<T> {
 impl<T> Chan<T> {
     fn new(sem: Option<BatchSemaphore>) -> Arc<Self> {
         let state = State { queue: VecDeque::new(), senders: 1, rx_closed: false, rx_waker: None };
-        Arc::new(Chan { state: Mutex::new(state), sem })
+        Arc::new(Chan { state: Mutex::new(state), sem, vis: Visible::new() })
     }
 
     /// Queues `value`; the caller holds a permit when bounded (given back here on failure).
@@ -80,6 +89,10 @@ impl<T> Chan<T> {
             w.wake();
         }
         Ok(())
+    }
+
+    fn step(&self, op: Op, site: Site) {
+        self.vis.step(KIND, op, site);
     }
 
     fn add_sender(self: &Arc<Self>) -> Arc<Self> {
@@ -106,18 +119,24 @@ impl<T> Chan<T> {
 #[derive(Debug)]
 pub struct Sender<T> {
     chan: Arc<Chan<T>>,
+    /// Where it was made (the channel, or the clone): names its drop in a trace.
+    site: Site,
 }
 
 /// Sends into an unbounded channel; see [`unbounded_channel`]. Cloning adds a sender.
 #[derive(Debug)]
 pub struct UnboundedSender<T> {
     chan: Arc<Chan<T>>,
+    /// Where it was made (the channel, or the clone): names its drop in a trace.
+    site: Site,
 }
 
 /// Receives from either kind of channel.
 #[derive(Debug)]
 pub struct Receiver<T> {
     chan: Arc<Chan<T>>,
+    /// Where it was made (the channel, or the clone): names its drop in a trace.
+    site: Site,
 }
 
 /// The receiver is closed; the message is given back.
@@ -149,16 +168,28 @@ impl<T> Sender<T> {
     /// Cancel-safe as to the queue of waiting senders: dropping the future
     /// leaves the queue and passes on a slot it had been given (the message
     /// itself is dropped with the future).
-    pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
-        let sem = self.chan.sem.as_ref().expect("a bounded channel has a semaphore");
-        if sem.acquire(1).await.is_err() {
-            return Err(SendError(value));
+    #[track_caller]
+    pub fn send(&self, value: T) -> impl Future<Output = Result<(), SendError<T>>> + '_ {
+        let site = Site::here();
+        async move {
+            let sem = self.chan.sem.as_ref().expect("a bounded channel has a semaphore");
+            let mut acquire = pin!(sem.acquire(1));
+            // One step per attempt: waiting for room, then queueing at once.
+            let room = poll_fn(|cx| {
+                self.chan.step(Op::Send, site);
+                acquire.as_mut().poll(cx)
+            });
+            if room.await.is_err() {
+                return Err(SendError(value));
+            }
+            self.chan.push(value)
         }
-        self.chan.push(value)
     }
 
     /// Queues `value` if there is room now.
+    #[track_caller]
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        self.chan.step(Op::TrySend, Site::here());
         let sem = self.chan.sem.as_ref().expect("a bounded channel has a semaphore");
         match sem.try_acquire(1) {
             Ok(()) => self.chan.push(value).map_err(|SendError(v)| TrySendError::Closed(v)),
@@ -168,60 +199,80 @@ impl<T> Sender<T> {
     }
 
     /// Returns the number of messages that can be sent now without waiting.
+    #[track_caller]
     pub fn capacity(&self) -> usize {
+        self.chan.step(Op::Load, Site::here());
         self.chan.sem.as_ref().map_or(0, BatchSemaphore::available_permits)
     }
 
     /// Returns true once the receiver was dropped or closed.
+    #[track_caller]
     pub fn is_closed(&self) -> bool {
+        self.chan.step(Op::Load, Site::here());
         self.chan.is_closed()
     }
 }
 
 impl<T> UnboundedSender<T> {
     /// Queues `value`; fails once the receiver is closed.
+    #[track_caller]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        self.chan.step(Op::Send, Site::here());
         self.chan.push(value)
     }
 
     /// Returns true once the receiver was dropped or closed.
+    #[track_caller]
     pub fn is_closed(&self) -> bool {
+        self.chan.step(Op::Load, Site::here());
         self.chan.is_closed()
     }
 }
 
 impl<T> Clone for Sender<T> {
+    #[track_caller]
     fn clone(&self) -> Self {
-        Sender { chan: self.chan.add_sender() }
+        Sender { chan: self.chan.add_sender(), site: Site::here() }
     }
 }
 
 impl<T> Clone for UnboundedSender<T> {
+    #[track_caller]
     fn clone(&self) -> Self {
-        UnboundedSender { chan: self.chan.add_sender() }
+        UnboundedSender { chan: self.chan.add_sender(), site: Site::here() }
     }
 }
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
+        self.chan.step(Op::Close, self.site);
         self.chan.drop_sender();
     }
 }
 
 impl<T> Drop for UnboundedSender<T> {
     fn drop(&mut self) {
+        self.chan.step(Op::Close, self.site);
         self.chan.drop_sender();
     }
 }
 
 impl<T> Receiver<T> {
     /// Waits for the next message; `None` once the channel is closed and drained.
-    pub async fn recv(&mut self) -> Option<T> {
-        poll_fn(|cx| self.poll_recv(cx)).await
+    #[track_caller]
+    pub fn recv(&mut self) -> impl Future<Output = Option<T>> + '_ {
+        let site = Site::here();
+        poll_fn(move |cx| self.poll_recv_at(cx, site))
     }
 
     /// Polls for the next message, storing `cx`'s waker if none is ready.
+    #[track_caller]
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.poll_recv_at(cx, Site::here())
+    }
+
+    fn poll_recv_at(&mut self, cx: &mut Context<'_>, site: Site) -> Poll<Option<T>> {
+        self.chan.step(Op::Recv, site);
         match self.take(Some(cx)) {
             Ok(v) => Poll::Ready(Some(v)),
             Err(TryRecvError::Disconnected) => Poll::Ready(None),
@@ -230,12 +281,20 @@ impl<T> Receiver<T> {
     }
 
     /// Takes the next message if one is queued.
+    #[track_caller]
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        self.chan.step(Op::TryRecv, Site::here());
         self.take(None)
     }
 
     /// Refuses further messages; those already queued can still be received.
+    #[track_caller]
     pub fn close(&mut self) {
+        self.chan.step(Op::Close, Site::here());
+        self.close_now();
+    }
+
+    fn close_now(&mut self) {
         lock(&self.chan.state).rx_closed = true;
         if let Some(sem) = &self.chan.sem {
             sem.close();
@@ -266,7 +325,8 @@ impl<T> Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        self.close();
+        self.chan.step(Op::Close, self.site);
+        self.close_now();
         let queued = std::mem::take(&mut lock(&self.chan.state).queue);
         drop(queued);
     }

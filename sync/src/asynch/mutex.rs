@@ -12,6 +12,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use super::batch::{self, BatchSemaphore};
+use super::vis::{Op, Site, Visible};
+
+const KIND: &str = "AsyncMutex";
 
 /// An async mutual-exclusion lock: [`lock`](AsyncMutex::lock) waits without blocking the thread.
 ///
@@ -22,6 +25,7 @@ use super::batch::{self, BatchSemaphore};
 /// await, the blocking [`Mutex`](crate::Mutex) is cheaper.
 pub struct AsyncMutex<T: ?Sized> {
     sem: BatchSemaphore,
+    vis: Visible,
     data: UnsafeCell<T>,
 }
 
@@ -29,6 +33,8 @@ pub struct AsyncMutex<T: ?Sized> {
 #[must_use = "dropping the guard unlocks the mutex at once"]
 pub struct AsyncMutexGuard<'a, T: ?Sized> {
     lock: &'a AsyncMutex<T>,
+    /// Where it was locked: names the unlock in a trace.
+    site: Site,
 }
 
 /// [`AsyncMutex::try_lock`] found the lock held (or waited for).
@@ -47,7 +53,7 @@ unsafe impl<T: ?Sized + Send + Sync> Sync for AsyncMutexGuard<'_, T> {}
 impl<T> AsyncMutex<T> {
     /// Creates an unlocked mutex holding `value`.
     pub const fn new(value: T) -> Self {
-        AsyncMutex { sem: BatchSemaphore::new(1), data: UnsafeCell::new(value) }
+        AsyncMutex { sem: BatchSemaphore::new(1), vis: Visible::new(), data: UnsafeCell::new(value) }
     }
 
     /// Consumes the mutex and returns its value.
@@ -58,16 +64,26 @@ impl<T> AsyncMutex<T> {
 
 impl<T: ?Sized> AsyncMutex<T> {
     /// Waits for the lock; the returned future is cancel-safe.
+    #[track_caller]
     pub fn lock(&self) -> Lock<'_, T> {
-        Lock { acquire: self.sem.acquire(1), mutex: self }
+        Lock { acquire: self.sem.acquire(1), mutex: self, site: Site::here() }
     }
 
     /// Takes the lock if it is free and nobody is waiting for it.
+    #[track_caller]
     pub fn try_lock(&self) -> Result<AsyncMutexGuard<'_, T>, AsyncTryLockError> {
+        let site = Site::here();
+        self.vis.step(KIND, Op::TryLock, site);
         match self.sem.try_acquire(1) {
-            Ok(()) => Ok(AsyncMutexGuard { lock: self }),
+            Ok(()) => Ok(self.guard(site)),
             Err(_) => Err(AsyncTryLockError(())),
         }
+    }
+
+    /// Makes the guard of a lock just taken at `site`.
+    fn guard(&self, site: Site) -> AsyncMutexGuard<'_, T> {
+        self.vis.acquired(KIND);
+        AsyncMutexGuard { lock: self, site }
     }
 
     /// Returns a mutable reference to the value; no locking is needed.
@@ -104,6 +120,7 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for AsyncMutex<T> {
 pub struct Lock<'a, T: ?Sized> {
     acquire: batch::Acquire<'a>,
     mutex: &'a AsyncMutex<T>,
+    site: Site,
 }
 
 impl<'a, T: ?Sized> Future for Lock<'a, T> {
@@ -111,8 +128,9 @@ impl<'a, T: ?Sized> Future for Lock<'a, T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
+        this.mutex.vis.step(KIND, Op::Lock, this.site);
         match Pin::new(&mut this.acquire).poll(cx) {
-            Poll::Ready(Ok(())) => Poll::Ready(AsyncMutexGuard { lock: this.mutex }),
+            Poll::Ready(Ok(())) => Poll::Ready(this.mutex.guard(this.site)),
             Poll::Ready(Err(_)) => unreachable!("an async mutex's semaphore is never closed"),
             Poll::Pending => Poll::Pending,
         }
@@ -144,6 +162,8 @@ impl<T: ?Sized> DerefMut for AsyncMutexGuard<'_, T> {
 
 impl<T: ?Sized> Drop for AsyncMutexGuard<'_, T> {
     fn drop(&mut self) {
+        self.lock.vis.step(KIND, Op::Unlock, self.site);
+        self.lock.vis.released(KIND);
         self.lock.sem.release(1);
     }
 }

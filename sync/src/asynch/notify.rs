@@ -18,7 +18,10 @@ use std::sync::Mutex;
 use std::task::{Context, Poll, Waker};
 
 use super::batch::lock;
+use super::vis::{Op, Site, Visible};
 use super::wait_list::{Key, WaitList};
+
+const KIND: &str = "Notify";
 
 /// Wakes one waiting task or all of them; a wakeup with nobody waiting is kept as a permit.
 ///
@@ -31,6 +34,7 @@ use super::wait_list::{Key, WaitList};
 #[derive(Debug)]
 pub struct Notify {
     state: Mutex<State>,
+    vis: Visible,
 }
 
 #[derive(Debug)]
@@ -61,7 +65,7 @@ impl Default for Notify {
 impl Notify {
     /// Creates a `Notify` with no stored permit.
     pub const fn new() -> Self {
-        Notify { state: Mutex::new(State { permit: false, calls: 0, waiters: WaitList::new() }) }
+        Notify { state: Mutex::new(State { permit: false, calls: 0, waiters: WaitList::new() }), vis: Visible::new() }
     }
 
     /// Returns a future that completes when this `Notify` is notified.
@@ -70,12 +74,17 @@ impl Notify {
     /// from now on; it joins the queue for [`notify_one`](Notify::notify_one)
     /// when first polled. Cancel-safe: a notification given to a dropped
     /// future is passed on.
+    #[track_caller]
     pub fn notified(&self) -> Notified<'_> {
-        Notified { notify: self, calls: lock(&self.state).calls, key: None, done: false }
+        let site = Site::here();
+        self.vis.step(KIND, Op::Load, site);
+        Notified { notify: self, calls: lock(&self.state).calls, key: None, done: false, site }
     }
 
     /// Wakes the first queued waiter, or stores a permit if none is queued.
+    #[track_caller]
     pub fn notify_one(&self) {
+        self.vis.step(KIND, Op::NotifyOne, Site::here());
         let mut s = lock(&self.state);
         let waker = s.notify_one();
         drop(s);
@@ -85,7 +94,9 @@ impl Notify {
     }
 
     /// Wakes every waiter that exists now; stores no permit.
+    #[track_caller]
     pub fn notify_waiters(&self) {
+        self.vis.step(KIND, Op::NotifyAll, Site::here());
         let mut s = lock(&self.state);
         s.calls += 1;
         let mut wakers = Vec::new();
@@ -124,6 +135,7 @@ pub struct Notified<'a> {
     calls: u64,
     key: Option<Key>,
     done: bool,
+    site: Site,
 }
 
 impl Future for Notified<'_> {
@@ -134,6 +146,7 @@ impl Future for Notified<'_> {
         if this.done {
             return Poll::Ready(());
         }
+        this.notify.vis.step(KIND, Op::Wait, this.site);
         let mut s = lock(&this.notify.state);
         match this.key {
             None => {

@@ -16,12 +16,29 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use super::batch::lock;
+use super::vis::{Op, Site, Visible};
+
+const KIND: &str = "Oneshot";
 
 /// Creates a one-value channel.
+#[track_caller]
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
-    let inner =
-        Arc::new(Mutex::new(State { value: None, tx_alive: true, rx_alive: true, rx_waker: None, tx_waker: None }));
-    (Sender { inner: inner.clone() }, Receiver { inner })
+    let state = State { value: None, tx_alive: true, rx_alive: true, rx_waker: None, tx_waker: None };
+    let inner = Arc::new(Inner { state: Mutex::new(state), vis: Visible::new() });
+    let site = Site::here();
+    (Sender { inner: inner.clone(), site }, Receiver { inner, site })
+}
+
+#[derive(Debug)]
+struct Inner<T> {
+    state: Mutex<State<T>>,
+    vis: Visible,
+}
+
+impl<T> Inner<T> {
+    fn step(&self, op: Op, site: Site) {
+        self.vis.step(KIND, op, site);
+    }
 }
 
 #[derive(Debug)]
@@ -36,14 +53,18 @@ struct State<T> {
 /// Sends the value; see [`channel`].
 #[derive(Debug)]
 pub struct Sender<T> {
-    inner: Arc<Mutex<State<T>>>,
+    inner: Arc<Inner<T>>,
+    /// Where the channel was made: names the sender's drop in a trace.
+    site: Site,
 }
 
 /// Receives the value by being awaited; see [`channel`].
 #[derive(Debug)]
 #[must_use = "futures do nothing unless polled"]
 pub struct Receiver<T> {
-    inner: Arc<Mutex<State<T>>>,
+    inner: Arc<Inner<T>>,
+    /// Where the channel was made: names the receiver's polls and drop in a trace.
+    site: Site,
 }
 
 /// The sender was dropped without sending.
@@ -68,8 +89,10 @@ fn wake(waker: Option<Waker>) {
 
 impl<T> Sender<T> {
     /// Sends `value`; returns it back if the receiver is gone.
+    #[track_caller]
     pub fn send(self, value: T) -> Result<(), T> {
-        let mut s = lock(&self.inner);
+        self.inner.step(Op::Send, Site::here());
+        let mut s = lock(&self.inner.state);
         if !s.rx_alive {
             return Err(value);
         }
@@ -81,27 +104,32 @@ impl<T> Sender<T> {
     }
 
     /// Returns true once the receiver was dropped or closed.
+    #[track_caller]
     pub fn is_closed(&self) -> bool {
-        !lock(&self.inner).rx_alive
+        self.inner.step(Op::Load, Site::here());
+        !lock(&self.inner.state).rx_alive
     }
 
     /// Waits until the receiver is dropped or closed.
-    pub async fn closed(&mut self) {
-        std::future::poll_fn(|cx| {
-            let mut s = lock(&self.inner);
+    #[track_caller]
+    pub fn closed(&mut self) -> impl std::future::Future<Output = ()> + '_ {
+        let site = Site::here();
+        std::future::poll_fn(move |cx| {
+            self.inner.step(Op::Wait, site);
+            let mut s = lock(&self.inner.state);
             if !s.rx_alive {
                 return Poll::Ready(());
             }
             s.tx_waker = Some(cx.waker().clone());
             Poll::Pending
         })
-        .await;
     }
 }
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        let mut s = lock(&self.inner);
+        self.inner.step(Op::Close, self.site);
+        let mut s = lock(&self.inner.state);
         s.tx_alive = false;
         let waker = s.rx_waker.take();
         drop(s);
@@ -111,8 +139,10 @@ impl<T> Drop for Sender<T> {
 
 impl<T> Receiver<T> {
     /// Takes the value if it was sent.
+    #[track_caller]
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let mut s = lock(&self.inner);
+        self.inner.step(Op::TryRecv, Site::here());
+        let mut s = lock(&self.inner.state);
         match s.value.take() {
             Some(v) => Ok(v),
             None if s.tx_alive => Err(TryRecvError::Empty),
@@ -121,8 +151,10 @@ impl<T> Receiver<T> {
     }
 
     /// Refuses the value from now on: a later send fails; a value already sent can still be taken.
+    #[track_caller]
     pub fn close(&mut self) {
-        let mut s = lock(&self.inner);
+        self.inner.step(Op::Close, Site::here());
+        let mut s = lock(&self.inner.state);
         s.rx_alive = false;
         let waker = s.tx_waker.take();
         drop(s);
@@ -134,7 +166,8 @@ impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut s = lock(&self.inner);
+        self.inner.step(Op::Recv, self.site);
+        let mut s = lock(&self.inner.state);
         match s.value.take() {
             Some(v) => Poll::Ready(Ok(v)),
             None if !s.tx_alive => Poll::Ready(Err(RecvError(()))),
@@ -148,7 +181,8 @@ impl<T> Future for Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        let mut s = lock(&self.inner);
+        self.inner.step(Op::Close, self.site);
+        let mut s = lock(&self.inner.state);
         s.rx_alive = false;
         let value = s.value.take();
         let waker = s.tx_waker.take();

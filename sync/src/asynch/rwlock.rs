@@ -17,6 +17,9 @@ use std::task::{Context, Poll};
 
 use super::batch::{self, BatchSemaphore};
 use super::mutex::AsyncTryLockError;
+use super::vis::{Op, Site, Visible};
+
+const KIND: &str = "AsyncRwLock";
 
 /// Readers that may hold the lock at once.
 const MAX_READS: usize = (u32::MAX >> 3) as usize;
@@ -29,6 +32,7 @@ const MAX_READS: usize = (u32::MAX >> 3) as usize;
 /// had been given. There is no poisoning.
 pub struct AsyncRwLock<T: ?Sized> {
     sem: BatchSemaphore,
+    vis: Visible,
     data: UnsafeCell<T>,
 }
 
@@ -36,12 +40,16 @@ pub struct AsyncRwLock<T: ?Sized> {
 #[must_use = "dropping the guard unlocks the lock at once"]
 pub struct AsyncRwLockReadGuard<'a, T: ?Sized> {
     lock: &'a AsyncRwLock<T>,
+    /// Where it was locked: names the unlock in a trace.
+    site: Site,
 }
 
 /// Exclusive access to an [`AsyncRwLock`]'s value; releases on drop.
 #[must_use = "dropping the guard unlocks the lock at once"]
 pub struct AsyncRwLockWriteGuard<'a, T: ?Sized> {
     lock: &'a AsyncRwLock<T>,
+    /// Where it was locked: names the unlock in a trace.
+    site: Site,
 }
 
 // SAFETY: moving the lock moves the `T`.
@@ -57,7 +65,7 @@ unsafe impl<T: ?Sized + Send + Sync> Sync for AsyncRwLockWriteGuard<'_, T> {}
 impl<T> AsyncRwLock<T> {
     /// Creates an unlocked lock holding `value`.
     pub const fn new(value: T) -> Self {
-        AsyncRwLock { sem: BatchSemaphore::new(MAX_READS), data: UnsafeCell::new(value) }
+        AsyncRwLock { sem: BatchSemaphore::new(MAX_READS), vis: Visible::new(), data: UnsafeCell::new(value) }
     }
 
     /// Consumes the lock and returns its value.
@@ -68,29 +76,49 @@ impl<T> AsyncRwLock<T> {
 
 impl<T: ?Sized> AsyncRwLock<T> {
     /// Waits for shared access; the returned future is cancel-safe.
+    #[track_caller]
     pub fn read(&self) -> Read<'_, T> {
-        Read { acquire: self.sem.acquire(1), lock: self }
+        Read { acquire: self.sem.acquire(1), lock: self, site: Site::here() }
     }
 
     /// Waits for exclusive access; the returned future is cancel-safe.
+    #[track_caller]
     pub fn write(&self) -> Write<'_, T> {
-        Write { acquire: self.sem.acquire(MAX_READS), lock: self }
+        Write { acquire: self.sem.acquire(MAX_READS), lock: self, site: Site::here() }
     }
 
     /// Takes shared access if no writer holds or waits for the lock.
+    #[track_caller]
     pub fn try_read(&self) -> Result<AsyncRwLockReadGuard<'_, T>, AsyncTryLockError> {
+        let site = Site::here();
+        self.vis.step(KIND, Op::TryReadLock, site);
         match self.sem.try_acquire(1) {
-            Ok(()) => Ok(AsyncRwLockReadGuard { lock: self }),
+            Ok(()) => Ok(self.read_guard(site)),
             Err(_) => Err(AsyncTryLockError(())),
         }
     }
 
     /// Takes exclusive access if nobody holds or waits for the lock.
+    #[track_caller]
     pub fn try_write(&self) -> Result<AsyncRwLockWriteGuard<'_, T>, AsyncTryLockError> {
+        let site = Site::here();
+        self.vis.step(KIND, Op::TryLock, site);
         match self.sem.try_acquire(MAX_READS) {
-            Ok(()) => Ok(AsyncRwLockWriteGuard { lock: self }),
+            Ok(()) => Ok(self.write_guard(site)),
             Err(_) => Err(AsyncTryLockError(())),
         }
+    }
+
+    /// Makes the guard of a read lock just taken at `site`.
+    fn read_guard(&self, site: Site) -> AsyncRwLockReadGuard<'_, T> {
+        self.vis.acquired(KIND);
+        AsyncRwLockReadGuard { lock: self, site }
+    }
+
+    /// Makes the guard of a write lock just taken at `site`.
+    fn write_guard(&self, site: Site) -> AsyncRwLockWriteGuard<'_, T> {
+        self.vis.acquired(KIND);
+        AsyncRwLockWriteGuard { lock: self, site }
     }
 
     /// Returns a mutable reference to the value; no locking is needed.
@@ -127,6 +155,7 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for AsyncRwLock<T> {
 pub struct Read<'a, T: ?Sized> {
     acquire: batch::Acquire<'a>,
     lock: &'a AsyncRwLock<T>,
+    site: Site,
 }
 
 /// Future of [`AsyncRwLock::write`].
@@ -134,6 +163,7 @@ pub struct Read<'a, T: ?Sized> {
 pub struct Write<'a, T: ?Sized> {
     acquire: batch::Acquire<'a>,
     lock: &'a AsyncRwLock<T>,
+    site: Site,
 }
 
 fn poll_acquire(acquire: &mut batch::Acquire<'_>, cx: &mut Context<'_>) -> Poll<()> {
@@ -149,7 +179,8 @@ impl<'a, T: ?Sized> Future for Read<'a, T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
-        poll_acquire(&mut this.acquire, cx).map(|()| AsyncRwLockReadGuard { lock: this.lock })
+        this.lock.vis.step(KIND, Op::ReadLock, this.site);
+        poll_acquire(&mut this.acquire, cx).map(|()| this.lock.read_guard(this.site))
     }
 }
 
@@ -158,7 +189,8 @@ impl<'a, T: ?Sized> Future for Write<'a, T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
-        poll_acquire(&mut this.acquire, cx).map(|()| AsyncRwLockWriteGuard { lock: this.lock })
+        this.lock.vis.step(KIND, Op::Lock, this.site);
+        poll_acquire(&mut this.acquire, cx).map(|()| this.lock.write_guard(this.site))
     }
 }
 
@@ -186,6 +218,8 @@ impl<T: ?Sized> Deref for AsyncRwLockReadGuard<'_, T> {
 
 impl<T: ?Sized> Drop for AsyncRwLockReadGuard<'_, T> {
     fn drop(&mut self) {
+        self.lock.vis.step(KIND, Op::ReadUnlock, self.site);
+        self.lock.vis.released(KIND);
         self.lock.sem.release(1);
     }
 }
@@ -208,6 +242,8 @@ impl<T: ?Sized> DerefMut for AsyncRwLockWriteGuard<'_, T> {
 
 impl<T: ?Sized> Drop for AsyncRwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
+        self.lock.vis.step(KIND, Op::Unlock, self.site);
+        self.lock.vis.released(KIND);
         self.lock.sem.release(MAX_READS);
     }
 }

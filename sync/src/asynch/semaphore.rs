@@ -7,6 +7,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use super::batch::{self, BatchSemaphore};
+use super::vis::{Op, Site, Visible};
+
+const KIND: &str = "Semaphore";
 
 /// An async counting semaphore: [`acquire`](Semaphore::acquire) waits for a
 /// permit, dropping the [`SemaphorePermit`] returns it.
@@ -18,6 +21,7 @@ use super::batch::{self, BatchSemaphore};
 #[derive(Debug)]
 pub struct Semaphore {
     inner: BatchSemaphore,
+    vis: Visible,
 }
 
 /// A permit from a [`Semaphore`]; dropping it returns its permits.
@@ -26,6 +30,8 @@ pub struct Semaphore {
 pub struct SemaphorePermit<'a> {
     sem: &'a Semaphore,
     permits: usize,
+    /// Where it was acquired: names the release in a trace.
+    site: Site,
 }
 
 /// The semaphore was closed while or before acquiring.
@@ -52,11 +58,13 @@ impl Semaphore {
     ///
     /// If `permits` exceeds [`Semaphore::MAX_PERMITS`].
     pub const fn new(permits: usize) -> Self {
-        Semaphore { inner: BatchSemaphore::new(permits) }
+        Semaphore { inner: BatchSemaphore::new(permits), vis: Visible::new() }
     }
 
     /// Returns the number of permits available now.
+    #[track_caller]
     pub fn available_permits(&self) -> usize {
+        self.vis.step(KIND, Op::Load, Site::here());
         self.inner.available_permits()
     }
 
@@ -65,39 +73,51 @@ impl Semaphore {
     /// # Panics
     ///
     /// If the total would exceed [`Semaphore::MAX_PERMITS`].
+    #[track_caller]
     pub fn add_permits(&self, n: usize) {
+        self.vis.step(KIND, Op::Unlock, Site::here());
         self.inner.release(n);
     }
 
     /// Waits for one permit; fails once the semaphore is closed.
+    #[track_caller]
     pub fn acquire(&self) -> Acquire<'_> {
         self.acquire_many(1)
     }
 
     /// Waits for `n` permits at once; fails once the semaphore is closed.
+    #[track_caller]
     pub fn acquire_many(&self, n: u32) -> Acquire<'_> {
-        Acquire { inner: self.inner.acquire(n as usize), sem: self, permits: n as usize }
+        Acquire { inner: self.inner.acquire(n as usize), sem: self, permits: n as usize, site: Site::here() }
     }
 
     /// Takes one permit if one is available now and nobody is queued.
+    #[track_caller]
     pub fn try_acquire(&self) -> Result<SemaphorePermit<'_>, TryAcquireError> {
         self.try_acquire_many(1)
     }
 
     /// Takes `n` permits if they are available now and nobody is queued.
+    #[track_caller]
     pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
+        let site = Site::here();
+        self.vis.step(KIND, Op::TryLock, site);
         self.inner.try_acquire(n as usize)?;
-        Ok(SemaphorePermit { sem: self, permits: n as usize })
+        Ok(SemaphorePermit { sem: self, permits: n as usize, site })
     }
 
     /// Closes the semaphore: pending and later acquires fail with [`AcquireError`].
     /// Permits already held can still be released.
+    #[track_caller]
     pub fn close(&self) {
+        self.vis.step(KIND, Op::Close, Site::here());
         self.inner.close();
     }
 
     /// Returns true once [`close`](Semaphore::close) has been called.
+    #[track_caller]
     pub fn is_closed(&self) -> bool {
+        self.vis.step(KIND, Op::Load, Site::here());
         self.inner.is_closed()
     }
 }
@@ -116,6 +136,9 @@ impl SemaphorePermit<'_> {
 
 impl Drop for SemaphorePermit<'_> {
     fn drop(&mut self) {
+        if self.permits > 0 {
+            self.sem.vis.step(KIND, Op::Unlock, self.site);
+        }
         self.sem.inner.release(self.permits);
     }
 }
@@ -127,6 +150,7 @@ pub struct Acquire<'a> {
     inner: batch::Acquire<'a>,
     sem: &'a Semaphore,
     permits: usize,
+    site: Site,
 }
 
 impl<'a> Future for Acquire<'a> {
@@ -134,7 +158,9 @@ impl<'a> Future for Acquire<'a> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
-        Pin::new(&mut this.inner).poll(cx).map_ok(|()| SemaphorePermit { sem: this.sem, permits: this.permits })
+        this.sem.vis.step(KIND, Op::Lock, this.site);
+        let site = this.site;
+        Pin::new(&mut this.inner).poll(cx).map_ok(|()| SemaphorePermit { sem: this.sem, permits: this.permits, site })
     }
 }
 

@@ -21,19 +21,25 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
 use std::task::{Context, Poll, Waker};
 
 use super::batch::lock;
+use super::vis::{Op, Site, Visible};
 use super::wait_list::{Key, WaitList};
 
+const KIND: &str = "Watch";
+
 /// Creates a watch channel holding `init`; receivers start having seen it.
+#[track_caller]
 pub fn channel<T>(init: T) -> (Sender<T>, Receiver<T>) {
     let state = State { version: 0, tx_alive: true, receivers: 1, waiters: WaitList::new() };
-    let shared = Arc::new(Shared { value: RwLock::new(init), state: Mutex::new(state) });
-    (Sender { shared: shared.clone() }, Receiver { shared, seen: 0 })
+    let shared = Arc::new(Shared { value: RwLock::new(init), state: Mutex::new(state), vis: Visible::new() });
+    let site = Site::here();
+    (Sender { shared: shared.clone(), site }, Receiver { shared, seen: 0, site })
 }
 
 #[derive(Debug)]
 struct Shared<T> {
     value: RwLock<T>,
     state: Mutex<State>,
+    vis: Visible,
 }
 
 #[derive(Debug)]
@@ -56,6 +62,10 @@ impl State {
 }
 
 impl<T> Shared<T> {
+    fn step(&self, op: Op, site: Site) {
+        self.vis.step(KIND, op, site);
+    }
+
     fn read(&self) -> Ref<'_, T> {
         Ref { guard: self.value.read().unwrap_or_else(PoisonError::into_inner) }
     }
@@ -65,6 +75,8 @@ impl<T> Shared<T> {
 #[derive(Debug)]
 pub struct Sender<T> {
     shared: Arc<Shared<T>>,
+    /// Where the channel was made: names the sender's drop in a trace.
+    site: Site,
 }
 
 /// Observes the latest value; see [`channel`]. Cloning adds a receiver with the same seen version.
@@ -73,6 +85,8 @@ pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
     /// The version this receiver last marked seen.
     seen: u64,
+    /// Where it was made (the channel, a subscribe or a clone): names its drop in a trace.
+    site: Site,
 }
 
 /// A read borrow of the current value; holds a read lock, so keep it short and do not hold it across `.await`.
@@ -99,16 +113,24 @@ pub struct RecvError(());
 
 impl<T> Sender<T> {
     /// Publishes `value` and wakes every waiting receiver; fails if there are no receivers.
+    #[track_caller]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        if self.receiver_count() == 0 {
+        self.shared.step(Op::Send, Site::here());
+        if lock(&self.shared.state).receivers == 0 {
             return Err(SendError(value));
         }
-        self.send_replace(value);
+        self.replace(value);
         Ok(())
     }
 
     /// Publishes `value` even with no receivers and returns the previous value.
+    #[track_caller]
     pub fn send_replace(&self, value: T) -> T {
+        self.shared.step(Op::Send, Site::here());
+        self.replace(value)
+    }
+
+    fn replace(&self, value: T) -> T {
         let mut slot = self.shared.value.write().unwrap_or_else(PoisonError::into_inner);
         let old = std::mem::replace(&mut *slot, value);
         let mut s = lock(&self.shared.state);
@@ -121,23 +143,31 @@ impl<T> Sender<T> {
     }
 
     /// Borrows the current value.
+    #[track_caller]
     pub fn borrow(&self) -> Ref<'_, T> {
+        self.shared.step(Op::Recv, Site::here());
         self.shared.read()
     }
 
     /// Creates a receiver that has seen the current value.
+    #[track_caller]
     pub fn subscribe(&self) -> Receiver<T> {
+        let site = Site::here();
+        self.shared.step(Op::Load, site);
         let mut s = lock(&self.shared.state);
         s.receivers += 1;
-        Receiver { shared: self.shared.clone(), seen: s.version }
+        Receiver { shared: self.shared.clone(), seen: s.version, site }
     }
 
     /// Returns the number of receivers.
+    #[track_caller]
     pub fn receiver_count(&self) -> usize {
+        self.shared.step(Op::Load, Site::here());
         lock(&self.shared.state).receivers
     }
 
     /// Returns true if there are no receivers.
+    #[track_caller]
     pub fn is_closed(&self) -> bool {
         self.receiver_count() == 0
     }
@@ -145,6 +175,7 @@ impl<T> Sender<T> {
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
+        self.shared.step(Op::Close, self.site);
         let mut s = lock(&self.shared.state);
         s.tx_alive = false;
         let wakers = s.take_wakers();
@@ -155,12 +186,16 @@ impl<T> Drop for Sender<T> {
 
 impl<T> Receiver<T> {
     /// Borrows the current value without marking it seen.
+    #[track_caller]
     pub fn borrow(&self) -> Ref<'_, T> {
+        self.shared.step(Op::Recv, Site::here());
         self.shared.read()
     }
 
     /// Borrows the current value and marks it seen.
+    #[track_caller]
     pub fn borrow_and_update(&mut self) -> Ref<'_, T> {
+        self.shared.step(Op::Recv, Site::here());
         let r = self.shared.read();
         // The version cannot move while we hold the read lock (a send bumps it under the write lock).
         self.seen = lock(&self.shared.state).version;
@@ -168,7 +203,9 @@ impl<T> Receiver<T> {
     }
 
     /// Returns true if a value newer than the last seen one was sent; fails once the sender is gone.
+    #[track_caller]
     pub fn has_changed(&self) -> Result<bool, RecvError> {
+        self.shared.step(Op::TryRecv, Site::here());
         let s = lock(&self.shared.state);
         if !s.tx_alive {
             return Err(RecvError(()));
@@ -179,20 +216,23 @@ impl<T> Receiver<T> {
     /// Waits for a value newer than the last seen one and marks it seen.
     ///
     /// Fails once the sender is gone and every sent value was seen. Cancel-safe.
-    pub async fn changed(&mut self) -> Result<(), RecvError> {
-        Changed { rx: self, key: None }.await
+    #[track_caller]
+    pub fn changed(&mut self) -> impl Future<Output = Result<(), RecvError>> + '_ {
+        Changed { rx: self, key: None, site: Site::here() }
     }
 }
 
 impl<T> Clone for Receiver<T> {
+    #[track_caller]
     fn clone(&self) -> Self {
         lock(&self.shared.state).receivers += 1;
-        Receiver { shared: self.shared.clone(), seen: self.seen }
+        Receiver { shared: self.shared.clone(), seen: self.seen, site: Site::here() }
     }
 }
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
+        self.shared.step(Op::Close, self.site);
         lock(&self.shared.state).receivers -= 1;
     }
 }
@@ -200,6 +240,7 @@ impl<T> Drop for Receiver<T> {
 struct Changed<'a, T> {
     rx: &'a mut Receiver<T>,
     key: Option<Key>,
+    site: Site,
 }
 
 impl<T> Future for Changed<'_, T> {
@@ -207,6 +248,7 @@ impl<T> Future for Changed<'_, T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
+        this.rx.shared.step(Op::Recv, this.site);
         let mut s = lock(&this.rx.shared.state);
         let ready = if s.version != this.rx.seen {
             this.rx.seen = s.version;
