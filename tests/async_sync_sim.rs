@@ -114,9 +114,22 @@ mod sim {
     fn an_abba_deadlock_between_two_async_mutexes_is_found() {
         let report = check_found(abba);
         let Outcome::Deadlock(d) = &report.outcome else { panic!("{report}") };
-        // Both tasks are pending in `poll`, each at its second lock.
-        let blocked: Vec<_> = d.blocked.iter().map(|b| (b.actor.as_str(), b.op.as_str())).collect();
-        assert_eq!(blocked, [("main", "poll"), ("task-1", "poll")], "{report}");
+        // Both tasks are pending in `poll`, each awaiting the mutex the
+        // other holds, and the wait-for cycle goes through them.
+        let blocked: Vec<_> = d
+            .blocked
+            .iter()
+            .map(|b| (b.actor.as_str(), b.op.as_str(), b.awaiting.as_deref(), b.holders.clone()))
+            .collect();
+        assert_eq!(
+            blocked,
+            [
+                ("main", "poll", Some("AsyncMutex#3"), vec!["task-1".to_string()]),
+                ("task-1", "poll", Some("AsyncMutex#2"), vec!["main".to_string()]),
+            ],
+            "{report}"
+        );
+        assert_eq!(d.cycle, ["main", "task-1", "main"], "{report}");
         // The trace ends with each one's second lock, on the other's mutex.
         let lines = &report.failure.as_ref().unwrap().trace.lines;
         let last: Vec<_> =

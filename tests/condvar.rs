@@ -124,7 +124,7 @@ mod sim {
         // Condvar#1 when t1 announces N (it runs up to its first step at S).
         let report = dfs(lost_wakeup);
         let Outcome::Deadlock(Deadlock { blocked, cycle }) = &report.outcome else { panic!("{report}") };
-        let BlockedActor { actor, op, object, holders, location } = &blocked[0];
+        let BlockedActor { actor, op, object, holders, location, .. } = &blocked[0];
         assert_eq!(
             (blocked.len(), actor.as_str(), op.as_str(), object.as_deref(), holders.len()),
             (1, "main", "wait", Some("Condvar#1"), 0),

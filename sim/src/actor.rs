@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, Yielder};
 
+use crate::op::ObjectId;
 use crate::strategy::Pending;
 
 /// What the engine passes to an actor's coroutine when it resumes it.
@@ -71,6 +72,9 @@ pub(crate) struct Actor {
     pub(crate) yielder: *const ActorYielder,
     /// Whether its last executed step was a yield.
     pub(crate) yielded: bool,
+    /// The object of its last step on anything but a task's own poll or a
+    /// wake: for a task pending in `poll`, what it was awaiting.
+    pub(crate) awaiting: Option<ObjectId>,
     /// `thread_local!` values of this actor, keyed by the key's address.
     pub(crate) locals: HashMap<usize, Box<dyn Any>>,
     /// One value the runtime attaches to the actor (its thread handle).
@@ -97,6 +101,7 @@ impl Actor {
             co: Some(Box::new(co)),
             yielder: std::ptr::null(),
             yielded: false,
+            awaiting: None,
             locals: HashMap::new(),
             tag: None,
         }

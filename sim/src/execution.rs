@@ -491,6 +491,9 @@ impl Execution {
         }
         self.steps += 1;
         self.last_location = Some(pending.location);
+        if pending.object.is_some() && !matches!(pending.op, Op::Poll | Op::Wake) {
+            self.actors[actor.index()].awaiting = pending.object;
+        }
         // The watchdog only needs to see progress now and then, and who ran.
         if self.steps & 255 == 0 || preempt || self.current != Some(actor) {
             self.progress.steps.store(self.steps, Ordering::Relaxed);
@@ -518,11 +521,14 @@ impl Execution {
                 continue;
             }
             let pending = actor.pending.expect("a blocked actor has a pending operation");
-            let holders = pending.object.map_or_else(Vec::new, |o| self.objects[o.index()].holders.clone());
+            let awaiting = self.awaited(i);
+            let held = awaiting.or(pending.object);
+            let holders = held.map_or_else(Vec::new, |o| self.objects[o.index()].holders.clone());
             blocked.push(BlockedActor {
                 actor: self.actor_name(ActorId::from_index(i)),
                 op: pending.op.to_string(),
                 object: pending.object.map(|o| self.object_name(o)),
+                awaiting: awaiting.map(|o| self.object_name(o)),
                 holders: holders.iter().map(|&h| self.actor_name(h)).collect(),
                 location: location_string(pending.location),
             });
@@ -530,15 +536,22 @@ impl Execution {
         Deadlock { blocked, cycle: self.wait_for_cycle() }
     }
 
+    /// For an actor pending in a task's `poll`: the object it last touched,
+    /// which is what its future was awaiting when it returned `Pending`.
+    fn awaited(&self, actor: usize) -> Option<ObjectId> {
+        let a = &self.actors[actor];
+        a.pending.filter(|p| p.op == Op::Poll).and(a.awaiting)
+    }
+
     /// Finds a cycle in the wait-for graph: actor → holders of the object it
-    /// waits on.
+    /// waits on (for a task pending in `poll`, the object it awaits).
     fn wait_for_cycle(&self) -> Vec<String> {
         let waits_for = |a: usize| -> Vec<usize> {
             let actor = &self.actors[a];
             if actor.status == Status::Finished {
                 return Vec::new();
             }
-            match actor.pending.and_then(|p| p.object) {
+            match self.awaited(a).or(actor.pending.and_then(|p| p.object)) {
                 Some(o) => self.objects[o.index()].holders.iter().map(|h| h.index()).collect(),
                 None => Vec::new(),
             }

@@ -11,7 +11,11 @@ pub struct BlockedActor {
     pub op: String,
     /// The object it waits on, as `Kind#id`, if any.
     pub object: Option<String>,
-    /// Display names of the actors holding that object.
+    /// For an async task pending in `poll`: the object of its last step
+    /// before it returned `Pending` (what it was awaiting).
+    pub awaiting: Option<String>,
+    /// Display names of the actors holding that object (the awaited one
+    /// for a pending task).
     pub holders: Vec<String>,
     /// Where it blocked.
     pub location: String,
@@ -169,6 +173,9 @@ impl fmt::Display for Outcome {
                     write!(f, "\n  thread '{}' blocked in {}", b.actor, b.op)?;
                     if let Some(object) = &b.object {
                         write!(f, " on {object}")?;
+                    }
+                    if let Some(awaiting) = &b.awaiting {
+                        write!(f, " awaiting {awaiting}")?;
                     }
                     if !b.holders.is_empty() {
                         write!(f, " held by '{}'", b.holders.join("', '"))?;
