@@ -111,7 +111,7 @@ pub struct Builder {
     /// on.
     pub minimize: bool,
     /// Whether [`Builder::check`] keeps failing schedules under
-    /// `target/samaritan/failures/<test>/` and replays them first on the
+    /// `target/samaritan/failures/<binary>/<test>/` and replays them first on the
     /// next run. Defaults to `SAMARITAN_PERSIST`, else on.
     pub persist: bool,
     env_error: Option<Error>,
@@ -352,7 +352,7 @@ impl Builder {
     ///
     /// Unless persistence is off ([`Builder::persist`],
     /// `SAMARITAN_PERSIST=0`) or a token is being replayed, a failure is
-    /// also written under `target/samaritan/failures/<test>/` (the test is
+    /// also written under `target/samaritan/failures/<binary>/<test>/` (the test is
     /// the calling thread's name, as the test harness sets it), and every
     /// failure persisted there by earlier runs is replayed before the
     /// search: one that still fails is reported at once; one that passes

@@ -31,6 +31,6 @@ pub const PCT_DEPTH: &str = "SAMARITAN_PCT_DEPTH";
 /// (default) or `0`.
 pub const MINIMIZE: &str = "SAMARITAN_MINIMIZE";
 /// Whether `check` persists failing schedules under
-/// `target/samaritan/failures/<test>/` and replays them first on the next
+/// `target/samaritan/failures/<binary>/<test>/` and replays them first on the next
 /// run: `1` (default) or `0`.
 pub const PERSIST: &str = "SAMARITAN_PERSIST";

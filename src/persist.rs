@@ -1,5 +1,5 @@
 //! Failure persistence: a failing schedule found by `check` is written
-//! under `target/samaritan/failures/<test>/`, and the next `check` of that
+//! under `target/samaritan/failures/<binary>/<test>/`, and the next `check` of that
 //! test replays the persisted schedules before it explores, so a failure
 //! seen once stays a regression test until it is fixed.
 //!
@@ -23,14 +23,17 @@ use samaritan_sim::{Outcome, Report};
 /// be found: `$CARGO_TARGET_DIR`, else the `target` directory the running
 /// test binary was built into (the nearest ancestor holding `CACHEDIR.TAG`).
 pub(crate) fn dir(test: &str) -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => {
-            let exe = std::env::current_exe().ok()?;
-            exe.ancestors().find(|d| d.join("CACHEDIR.TAG").is_file())?.to_path_buf()
-        }
+        None => exe.ancestors().find(|d| d.join("CACHEDIR.TAG").is_file())?.to_path_buf(),
     };
-    Some(target.join("samaritan").join("failures").join(file_name(test)))
+    // Tests of one name in two test binaries must not share failures: the
+    // binary's name (without cargo's hash) comes first.
+    let stem = exe.file_stem()?.to_string_lossy().into_owned();
+    let binary =
+        stem.rsplit_once('-').filter(|(_, h)| h.chars().all(|c| c.is_ascii_hexdigit())).map_or(&*stem, |(b, _)| b);
+    Some(target.join("samaritan").join("failures").join(file_name(binary)).join(file_name(test)))
 }
 
 /// Turns a test name (`module::test`) into one path component.
@@ -44,7 +47,7 @@ fn file_name(test: &str) -> String {
     }
 }
 
-/// The persisted tokens in `dir`, oldest name first.
+/// The persisted tokens in `dir`, in file-name order.
 pub(crate) fn tokens(dir: &Path) -> Vec<(PathBuf, String)> {
     let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
     let mut found: Vec<(PathBuf, String)> = entries

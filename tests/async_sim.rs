@@ -297,6 +297,92 @@ mod sim {
         assert!(seen.contains(&true) && seen.contains(&false), "{seen:?}");
     }
 
+    #[test]
+    fn a_timer_fires_once_the_clock_reaches_it_even_while_a_thread_runs() {
+        // main spins with thread::sleep (each a yield moving the clock 1
+        // ms) until a task that sleeps 5 ms sets the flag: the task's timer
+        // is due after five of main's sleeps, whoever else can run, so
+        // every execution ends (no livelock). Two actors; DFS explores the
+        // orders the fair scheduler leaves.
+        let report = samaritan::Builder::new()
+            .strategy(SearchStrategy::Dfs)
+            .explore(|| {
+                let flag = Arc::new(AtomicUsize::new(0));
+                let rt = executor::Builder::current_thread().build().unwrap();
+                let f = flag.clone();
+                let _task = rt.spawn(async move {
+                    samaritan::time::sleep(Duration::from_millis(5)).await;
+                    f.store(1, Ordering::SeqCst);
+                });
+                while flag.load(Ordering::SeqCst) == 0 {
+                    samaritan::thread::sleep(Duration::from_millis(1));
+                }
+            })
+            .unwrap();
+        assert_eq!((&report.outcome, report.exhausted), (&Outcome::Pass, true), "{report}");
+    }
+
+    #[test]
+    fn a_sleep_under_a_combinator_wakes_the_combinators_child_waker() {
+        // A combinator that polls its child only after the child's own
+        // waker fired (as join/select implementations do): the sleep's
+        // timer must call that waker, not only wake the task.
+        struct OnlyWhenWoken<F> {
+            child: std::pin::Pin<Box<F>>,
+            woken: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        }
+        struct Flag(std::sync::Arc<std::sync::atomic::AtomicBool>, std::task::Waker);
+        impl std::task::Wake for Flag {
+            fn wake(self: std::sync::Arc<Self>) {
+                self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+                self.1.wake_by_ref();
+            }
+        }
+        impl<F: std::future::Future> std::future::Future for OnlyWhenWoken<F> {
+            type Output = F::Output;
+            fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+                if !self.woken.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                    return std::task::Poll::Pending;
+                }
+                let waker = std::task::Waker::from(std::sync::Arc::new(Flag(self.woken.clone(), cx.waker().clone())));
+                self.child.as_mut().poll(&mut std::task::Context::from_waker(&waker))
+            }
+        }
+        check_dfs(1, || {
+            executor::block_on(OnlyWhenWoken {
+                child: Box::pin(samaritan::time::sleep(Duration::from_millis(5))),
+                woken: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)),
+            });
+        });
+    }
+
+    #[test]
+    fn interval_ticks_follow_virtual_time_exactly() {
+        // Ticks at 0, 10 and 20 ms; a task that sleeps 15 ms finishes
+        // between the second and third: one order only.
+        static EVENTS: StdMutex<Vec<&'static str>> = StdMutex::new(Vec::new());
+        let report = samaritan::Builder::new()
+            .strategy(SearchStrategy::Dfs)
+            .explore(|| {
+                EVENTS.lock().unwrap().clear();
+                executor::block_on(async {
+                    let sleeper = executor::spawn(async {
+                        samaritan::time::sleep(Duration::from_millis(15)).await;
+                        EVENTS.lock().unwrap().push("slept 15");
+                    });
+                    let mut interval = samaritan::time::interval(Duration::from_millis(10));
+                    for tick in ["tick 0", "tick 10", "tick 20"] {
+                        interval.tick().await;
+                        EVENTS.lock().unwrap().push(tick);
+                    }
+                    sleeper.await.unwrap();
+                });
+                assert_eq!(*EVENTS.lock().unwrap(), ["tick 0", "tick 10", "slept 15", "tick 20"]);
+            })
+            .unwrap();
+        assert_eq!((&report.outcome, report.exhausted), (&Outcome::Pass, true), "{report}");
+    }
+
     /// The lost wakeup's deadlock: the waiter task blocked in `poll` on its
     /// task object, at the line where it stored its waker.
     #[track_caller]

@@ -1,5 +1,5 @@
 //! Failure persistence: `check` keeps a failing schedule under
-//! `target/samaritan/failures/<test>/` and replays it first next time,
+//! `target/samaritan/failures/<binary>/<test>/` and replays it first next time,
 //! until it passes.
 #![cfg(feature = "sim")]
 
@@ -38,7 +38,7 @@ fn counter() {
 fn failures_dir(test: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let target = exe.ancestors().find(|d| d.join("CACHEDIR.TAG").is_file()).unwrap().to_path_buf();
-    let dir = target.join("samaritan").join("failures").join(test);
+    let dir = target.join("samaritan").join("failures").join("persist").join(test);
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }

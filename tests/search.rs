@@ -149,6 +149,37 @@ mod sim {
         assert_eq!((&report.outcome, report.executions), (&Outcome::Pass, 200), "{report}");
     }
 
+    /// A bug of depth 3 (PCT's sense): it needs a1 < b1 < a2 < b2, each
+    /// thread running twenty steps between its two.
+    fn depth_three() {
+        let s = Arc::new(AtomicUsize::new(0));
+        let noise = Arc::new(AtomicUsize::new(0));
+        let (s2, noise2) = (s.clone(), noise.clone());
+        let a = thread::spawn(move || {
+            s2.store(1, Ordering::SeqCst);
+            for _ in 0..20 {
+                noise2.load(Ordering::SeqCst);
+            }
+            s2.store(3, Ordering::SeqCst);
+        });
+        let seen_one = s.load(Ordering::SeqCst) == 1;
+        for _ in 0..20 {
+            noise.load(Ordering::SeqCst);
+        }
+        assert!(!(seen_one && s.load(Ordering::SeqCst) == 3), "saw 1 then 3");
+        a.join().unwrap();
+    }
+
+    #[test]
+    fn pct_finds_a_depth_three_bug_that_needs_a_demotion_below_an_earlier_one() {
+        // With d = 3 the two change points must be able to rank either way:
+        // the second demotion has to put the first-demoted thread back on
+        // top. Found within the default 1000 executions (seed 0).
+        let report = Builder::new().strategy(SearchStrategy::Pct).pct_depth(3).explore(depth_three).unwrap();
+        assert!(matches!(report.outcome, Outcome::Panic { .. }), "{report}");
+        assert!(report.executions < 1000, "{report}");
+    }
+
     #[test]
     fn the_coverage_hook_counts_distinct_states_per_exploration() {
         // The final counter is 2, or 1 when an increment is lost: DFS stops

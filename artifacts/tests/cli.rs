@@ -116,6 +116,7 @@ fn failures_are_listed_per_test() {
     write("locks/bb01.token", "s2_CCC");
     write("locks/bb01.trace", "\n   0  t1  lock  Mutex#0  src/b.rs:2:2\n   1  t1  unlock  Mutex#0  src/b.rs:2:2\n");
     write("empty/notes", "nothing here");
+    write("persist/a_test/00cc.token", "s2_DDD");
     let (code, out, err) = run(&["failures", dir.to_str().unwrap()]);
     assert_eq!((code, err.as_str()), (0, ""));
     let d = dir.display();
@@ -124,7 +125,8 @@ fn failures_are_listed_per_test() {
         format!(
             "counter_is_exact\n  00aa\n    token: s2_AAA\n    trace: {d}/counter_is_exact/00aa.trace (1 steps)\n    page:  {d}/counter_is_exact/00aa.html\n\
              empty\n  (no .token files)\n\
-             locks\n  bb01\n    token: s2_CCC\n    trace: {d}/locks/bb01.trace (2 steps)\n  bb02\n    token: s2_BBB\n"
+             locks\n  bb01\n    token: s2_CCC\n    trace: {d}/locks/bb01.trace (2 steps)\n  bb02\n    token: s2_BBB\n\
+             persist/a_test\n  00cc\n    token: s2_DDD\n"
         )
     );
     let empty = scratch("no-failures");

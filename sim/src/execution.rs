@@ -84,6 +84,10 @@ pub(crate) struct Execution {
     /// Timers ([`crate::rt::wake_at`]): a virtual deadline and what to do
     /// then. Fired, earliest first, only when no actor is enabled.
     pub(crate) timers: Vec<(u64, Box<dyn Fn()>)>,
+    /// The earliest timer deadline (`u64::MAX` without timers): a timer is
+    /// due once the clock (moved by sleeps) reaches it, and then fires at
+    /// the next scheduling point, whoever else can run.
+    pub(crate) next_timer: u64,
     pub(crate) strategy: *mut (dyn Strategy + 'static),
     pub(crate) pool: *mut StackPool,
     pub(crate) progress: Arc<Progress>,
@@ -123,6 +127,7 @@ impl Execution {
             teardown_ops: 0,
             clock_ns: 0,
             timers: Vec::new(),
+            next_timer: u64::MAX,
             strategy,
             pool,
             progress,
@@ -152,6 +157,7 @@ impl Execution {
         self.teardown_ops = 0;
         self.clock_ns = 0;
         self.timers.clear();
+        self.next_timer = u64::MAX;
         self.leaked = 0;
         self.views.clear();
         self.enabled.clear();
@@ -180,7 +186,11 @@ impl Execution {
     /// single-threaded stretches: nothing is filed, listed or asked.
     #[inline]
     pub(crate) fn try_forced_step(&mut self, me: ActorId, pending: Pending, ready: Option<&dyn Fn() -> bool>) -> bool {
-        if self.outcome.is_some() || self.steps >= self.config.max_steps || !ready.is_none_or(|r| r()) {
+        if self.outcome.is_some()
+            || self.steps >= self.config.max_steps
+            || self.next_timer <= self.clock_ns
+            || !ready.is_none_or(|r| r())
+        {
             return false;
         }
         let others = self.actors.iter().enumerate().any(|(i, actor)| i != me.index() && actor.is_enabled());
@@ -214,6 +224,10 @@ impl Execution {
                 self.wait(a);
             }
             return Next::End;
+        }
+        // Timers the clock has reached (sleeps move it) fire now.
+        if self.next_timer <= self.clock_ns {
+            self.fire_due();
         }
         self.enabled.clear();
         let mut unfinished = false;
@@ -299,11 +313,20 @@ impl Execution {
     /// timer due by then.
     #[cold]
     fn fire_timers(&mut self) {
-        let Some(next) = self.timers.iter().map(|t| t.0).min() else { return };
-        self.clock_ns = self.clock_ns.max(next);
+        if self.timers.is_empty() {
+            return;
+        }
+        self.clock_ns = self.clock_ns.max(self.next_timer);
+        self.fire_due();
+    }
+
+    /// Fires every timer whose deadline the clock has reached.
+    #[cold]
+    fn fire_due(&mut self) {
         let now = self.clock_ns;
         let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.timers).into_iter().partition(|t| t.0 <= now);
         self.timers = later;
+        self.next_timer = self.timers.iter().map(|t| t.0).min().unwrap_or(u64::MAX);
         for (_, fire) in due {
             fire();
         }
@@ -491,8 +514,13 @@ impl Execution {
         }
         self.steps += 1;
         self.last_location = Some(pending.location);
-        if pending.object.is_some() && !matches!(pending.op, Op::Poll | Op::Wake) {
-            self.actors[actor.index()].awaiting = pending.object;
+        // What a task may be waiting for: the last object it observed or
+        // tried to take since its poll began (not one it released).
+        match pending.op {
+            Op::Poll => self.actors[actor.index()].awaiting = None,
+            Op::Wake | Op::Unlock | Op::ReadUnlock | Op::NotifyOne | Op::NotifyAll | Op::Unpark | Op::Close => {}
+            _ if pending.object.is_some() => self.actors[actor.index()].awaiting = pending.object,
+            _ => {}
         }
         // The watchdog only needs to see progress now and then, and who ran.
         if self.steps & 255 == 0 || preempt || self.current != Some(actor) {

@@ -273,13 +273,18 @@ pub fn advance_clock(nanos: u64) -> u64 {
     .unwrap_or(0)
 }
 
-/// Arms a timer: at virtual time `deadline_ns`, once no actor can run,
-/// the engine advances the clock there and calls `fire`. `fire` runs with
+/// Arms a timer for virtual time `deadline_ns`: the engine calls `fire` at
+/// the first scheduling point once the clock has reached it (sleeps move
+/// the clock), or, when no actor can run, moves the clock there. `fire` runs with
 /// the engine borrowed: it may only set state that a [`step_when`]
 /// condition reads (a flag), never call into `rt`. Timers of an execution
 /// that ends unfired are dropped.
 pub fn wake_at(deadline_ns: u64, fire: Box<dyn Fn()>) {
-    with_exec(|cell| cell.borrow_mut().timers.push((deadline_ns, fire)));
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        e.next_timer = e.next_timer.min(deadline_ns);
+        e.timers.push((deadline_ns, fire));
+    });
 }
 
 /// Returns the virtual clock, in nanoseconds since the execution began.

@@ -211,6 +211,9 @@ enum Run {
     Copy(usize, usize),
 }
 
+/// Longest run a token holds (readers refuse longer ones).
+const MAX_RUN: usize = 1 << 24;
+
 /// Longest pattern a back reference repeats.
 const MAX_BACK: usize = 64;
 
@@ -225,13 +228,16 @@ fn runs(choices: &[u32]) -> Vec<Run> {
         let copy = (2..=MAX_BACK.min(i))
             .map(|back| (back, choices[i..].iter().zip(&choices[i - back..]).take_while(|(a, b)| a == b).count()))
             .max_by_key(|&(back, len)| (len, std::cmp::Reverse(back)));
+        // Readers refuse runs longer than `MAX_RUN`: split them.
         match copy {
             // A copy must beat the plain run by enough to pay for itself.
             Some((back, len)) if len > same + 2 => {
+                let len = len.min(MAX_RUN);
                 runs.push(Run::Copy(back, len));
                 i += len;
             }
             _ => {
+                let same = same.min(MAX_RUN);
                 runs.push(Run::Same(choices[i], same));
                 i += same;
             }

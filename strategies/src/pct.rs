@@ -13,7 +13,7 @@
 //! - Actors are created as the execution runs, so each gets its random
 //!   priority when it first appears at a scheduling point.
 //! - `k` is not known before the first execution: it starts at 64 and then
-//!   follows the longest execution seen.
+//!   is the longest execution seen (up to its last scheduling point).
 //! - The strategy is consulted only where two or more actors may run, so a
 //!   change point that falls on a forced step takes effect at the next
 //!   scheduling point, on the actor that ran last.
@@ -32,8 +32,12 @@ pub struct Pct {
     seed: u64,
     rng: Rng,
     depth: u32,
-    /// Estimate of the steps in an execution.
+    /// Estimate of the steps in an execution: 64 before the first one,
+    /// then the longest seen.
     k: u64,
+    /// The longest execution seen, in steps (as far as scheduling points
+    /// show it).
+    longest: u64,
     /// Priority of each actor seen so far in this execution.
     priorities: Vec<u64>,
     /// Steps at which a change point fires, ascending, with the priority it
@@ -52,6 +56,7 @@ impl Pct {
             rng: Rng::new(seed),
             depth: depth.max(1),
             k: 64,
+            longest: 0,
             priorities: Vec::new(),
             changes: Vec::new(),
             fired: 0,
@@ -80,21 +85,20 @@ impl Strategy for Pct {
         self.changes.clear();
         self.fired = 0;
         self.last = None;
-        for _ in 1..self.depth {
+        // Change point k_i gives priority i (Burckhardt et al., Fig. 2): the
+        // points are drawn independently, so a later one may rank below an
+        // earlier one; they are sorted only by when they fire.
+        for i in 1..u64::from(self.depth) {
             let at = 1 + self.rng.next_u64() % self.k;
-            self.changes.push((at, 0));
+            self.changes.push((at, i << 16));
         }
-        // The i-th change point to fire gives priority i.
-        self.changes.sort_unstable();
-        for (rank, change) in self.changes.iter_mut().enumerate() {
-            change.1 = (rank as u64 + 1) << 16;
-        }
+        self.changes.sort_unstable_by_key(|c| c.0);
         true
     }
 
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
         self.meet(point.actors.len());
-        self.k = self.k.max(point.step + 1);
+        self.longest = self.longest.max(point.step + 1);
         while let Some(&(at, priority)) = self.changes.get(self.fired) {
             if at > point.step {
                 break;
@@ -114,11 +118,15 @@ impl Strategy for Pct {
     }
 
     fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
-        self.k = self.k.max(point.step + 1);
+        self.longest = self.longest.max(point.step + 1);
         Ok(self.rng.below(point.alternatives))
     }
 
-    fn end_execution(&mut self, _outcome: &Outcome) {}
+    fn end_execution(&mut self, _outcome: &Outcome) {
+        if self.longest > 0 {
+            self.k = self.longest;
+        }
+    }
 
     fn seed(&self) -> Option<u64> {
         Some(self.seed)

@@ -129,14 +129,17 @@ fn html_command(trace: &Path, out: Option<&Path>) -> Result<(), Failed> {
 fn failures_command(dir: &Path) -> Result<(), Failed> {
     let entries = fs::read_dir(dir)
         .map_err(|err| Failed::Input(format!("cannot read {}: {}", dir.display(), lowercase(&err))))?;
-    let mut tests: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    drop(entries);
+    let mut tests = Vec::new();
+    test_dirs(dir, 0, &mut tests);
     tests.sort();
     if tests.is_empty() {
         println!("no failures persisted under {}", dir.display());
         return Ok(());
     }
     for test in &tests {
-        println!("{}", test.file_name().map_or_else(|| test.display().to_string(), |n| n.to_string_lossy().into()));
+        let name = test.strip_prefix(dir).unwrap_or(test);
+        println!("{}", name.display());
         let tokens = files_with(test, "token");
         if tokens.is_empty() {
             println!("  (no .token files)");
@@ -158,6 +161,23 @@ fn failures_command(dir: &Path) -> Result<(), Failed> {
         }
     }
     Ok(())
+}
+
+/// Collects the test directories under `dir` (`<binary>/<test>`, as
+/// `samaritan::check` writes them): those holding `.token` files, and those
+/// with no subdirectory. Looks at most three levels down.
+fn test_dirs(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let subdirs: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .unwrap_or_default();
+    if depth > 0 && (subdirs.is_empty() || !files_with(dir, "token").is_empty()) {
+        out.push(dir.to_path_buf());
+    }
+    if depth < 3 {
+        for sub in subdirs {
+            test_dirs(&sub, depth + 1, out);
+        }
+    }
 }
 
 /// The files in `dir` with extension `ext`, sorted by name.

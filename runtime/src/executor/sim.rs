@@ -53,6 +53,10 @@ struct SimTask {
     slot: ObjectSlot,
     /// Set by a wake, consumed by the poll it enables.
     woken: AtomicBool,
+    /// Wakers handed to timers that have fired, to be called before the
+    /// next poll (a timer fires while the engine decides, where it may not
+    /// call a waker, which takes a step).
+    timer_wakers: Mutex<Vec<Waker>>,
     /// Set by abort and shutdown: the next poll drops the future instead.
     aborted: AtomicBool,
 }
@@ -60,7 +64,12 @@ struct SimTask {
 impl SimTask {
     fn new() -> Arc<SimTask> {
         // The first poll is enabled at once.
-        Arc::new(SimTask { slot: ObjectSlot::new(), woken: AtomicBool::new(true), aborted: AtomicBool::new(false) })
+        Arc::new(SimTask {
+            slot: ObjectSlot::new(),
+            woken: AtomicBool::new(true),
+            timer_wakers: Mutex::new(Vec::new()),
+            aborted: AtomicBool::new(false),
+        })
     }
 
     fn object(&self) -> ObjectId {
@@ -120,6 +129,12 @@ fn poll_loop<F: Future + ?Sized>(
     loop {
         rt::step_when(Op::Poll, Some(task.object()), location, &|| task.woken.load(Ordering::Relaxed));
         task.woken.store(false, Ordering::Relaxed);
+        // Wakers of fired timers other than the task's own (a combinator's
+        // child wakers) learn now that their timer is due.
+        let fired = std::mem::take(&mut *task.timer_wakers.lock().unwrap_or_else(|e| e.into_inner()));
+        for w in fired.into_iter().filter(|w| !w.will_wake(&waker)) {
+            w.wake();
+        }
         if task.aborted.load(Ordering::Relaxed) {
             return None;
         }
@@ -242,12 +257,20 @@ fn with_task<R>(f: impl FnOnce(&RefCell<Option<Arc<SimTask>>>) -> R) -> R {
 }
 
 /// Returns what a timer armed now should do when the engine fires it
-/// ([`rt::wake_at`]): wake the task being polled, without a step (the
-/// engine calls it while it decides, when no actor can run). `None`
-/// outside a poll of a simulated task.
-pub(crate) fn timer_wake() -> Option<Box<dyn Fn()>> {
+/// ([`rt::wake_at`]): while `live`, wake the task being polled without a
+/// step (the engine calls it while it decides) and hand `waker` to the
+/// task's next poll, which calls it. `None` outside a poll of a simulated
+/// task.
+pub(crate) fn timer_wake(waker: &Waker, live: Arc<AtomicBool>) -> Option<Box<dyn Fn()>> {
     let task = with_task(|t| t.borrow().clone())?;
-    Some(Box::new(move || task.woken.store(true, Ordering::Relaxed)))
+    let waker = waker.clone();
+    Some(Box::new(move || {
+        // A timer whose sleep was dropped or reset wakes no one.
+        if live.load(Ordering::Relaxed) {
+            task.timer_wakers.lock().unwrap_or_else(|e| e.into_inner()).push(waker.clone());
+            task.woken.store(true, Ordering::Relaxed);
+        }
+    }))
 }
 
 /// Restores the running actor's previous current runtime when dropped.

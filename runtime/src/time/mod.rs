@@ -66,7 +66,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
         deadline,
         entry: None,
         #[cfg(feature = "sim")]
-        sim: SimSleep { duration: None, location: std::panic::Location::caller(), deadline_ns: None, armed: false },
+        sim: SimSleep { duration: None, location: std::panic::Location::caller(), deadline_ns: None, armed: None },
     }
 }
 
@@ -80,8 +80,18 @@ struct SimSleep {
     location: &'static std::panic::Location<'static>,
     /// Its virtual deadline (engine nanoseconds), once first polled.
     deadline_ns: Option<u64>,
-    /// Whether an engine timer is armed for `deadline_ns`.
-    armed: bool,
+    /// The armed engine timer's switch: cleared when the sleep is dropped
+    /// or reset, so that a stale timer wakes no one.
+    armed: Option<Arc<std::sync::atomic::AtomicBool>>,
+}
+
+#[cfg(feature = "sim")]
+impl SimSleep {
+    fn disarm(&mut self) {
+        if let Some(live) = self.armed.take() {
+            live.store(false, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }
 
 #[cfg(feature = "sim")]
@@ -110,6 +120,10 @@ impl Sleep {
 
     /// Returns `true` once the deadline has passed.
     pub fn is_elapsed(&self) -> bool {
+        #[cfg(feature = "sim")]
+        if samaritan_sim::rt::active() {
+            return self.elapsed_sim();
+        }
         self.entry.as_ref().is_some_and(|e| e.is_fired()) || Instant::now() >= self.deadline
     }
 
@@ -120,24 +134,33 @@ impl Sleep {
         }
         #[cfg(feature = "sim")]
         {
-            // In virtual time the new deadline keeps its distance from the
-            // old one (an interval's next tick is exactly a period later).
+            // In virtual time: as far from the virtual now as `deadline` is
+            // from the wall-clock now.
             self.sim.duration = None;
-            self.sim.armed = false;
-            self.sim.deadline_ns = self.sim.deadline_ns.map(|old| {
-                if deadline >= self.deadline {
-                    old.saturating_add(nanos(deadline - self.deadline))
-                } else {
-                    old.saturating_sub(nanos(self.deadline - deadline))
-                }
+            self.sim.disarm();
+            self.sim.deadline_ns = samaritan_sim::rt::active().then(|| {
+                samaritan_sim::rt::now().saturating_add(nanos(deadline.saturating_duration_since(Instant::now())))
             });
         }
         self.deadline = deadline;
     }
 
+    /// Moves the deadline `period` later (an interval's next tick): in
+    /// virtual time exactly `period` after the last virtual deadline.
+    fn shift(&mut self, period: Duration) {
+        #[cfg(feature = "sim")]
+        let next_ns = self.sim.deadline_ns.map(|d| d.saturating_add(nanos(period)));
+        let next = self.deadline.checked_add(period).unwrap_or(self.deadline);
+        self.reset(next);
+        #[cfg(feature = "sim")]
+        if next_ns.is_some() {
+            self.sim.deadline_ns = next_ns;
+        }
+    }
+
     /// Polls in virtual time (inside an exploration).
     #[cfg(feature = "sim")]
-    fn poll_sim(&mut self) -> Poll<()> {
+    fn poll_sim(&mut self, cx: &Context<'_>) -> Poll<()> {
         use samaritan_sim::{rt, Op};
         let deadline = match self.sim.deadline_ns {
             Some(deadline) => deadline,
@@ -153,11 +176,12 @@ impl Sleep {
         if rt::now() >= deadline {
             return Poll::Ready(());
         }
-        if !self.sim.armed {
-            match crate::executor::sim::timer_wake() {
+        if self.sim.armed.is_none() {
+            let live = Arc::new(std::sync::atomic::AtomicBool::new(true));
+            match crate::executor::sim::timer_wake(cx.waker(), live.clone()) {
                 Some(wake) => {
                     rt::wake_at(deadline, wake);
-                    self.sim.armed = true;
+                    self.sim.armed = Some(live);
                 }
                 // Not polled by a simulated task (a hand-rolled executor):
                 // nobody to wake, so the time passes at once.
@@ -184,7 +208,7 @@ impl Future for Sleep {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         #[cfg(feature = "sim")]
         if samaritan_sim::rt::active() {
-            return self.poll_sim();
+            return self.poll_sim(cx);
         }
         if self.is_elapsed() {
             return Poll::Ready(());
@@ -212,6 +236,8 @@ impl Drop for Sleep {
         if let Some(entry) = &self.entry {
             entry.clear();
         }
+        #[cfg(feature = "sim")]
+        self.sim.disarm();
     }
 }
 
@@ -349,8 +375,7 @@ impl Interval {
             Poll::Pending => Poll::Pending,
             Poll::Ready(()) => {
                 let tick = self.sleep.deadline();
-                let next = tick.checked_add(self.period).unwrap_or(tick);
-                self.sleep.reset(next);
+                self.sleep.shift(self.period);
                 Poll::Ready(tick)
             }
         }
