@@ -70,6 +70,54 @@ mod sim {
         check_dfs(7, super::two_lockers);
     }
 
+    #[test]
+    fn two_tasks_taking_a_one_permit_semaphore_behave_like_the_mutex() {
+        // Acquire is a lock step and dropping the permit an unlock step, so
+        // the shape, and the count, are those of `two_tasks_locking_once`: 7.
+        use samaritan::sync::Semaphore;
+        check_dfs(7, || {
+            block_on(async {
+                let s = Arc::new(Semaphore::new(1));
+                let s2 = s.clone();
+                let t = spawn(async move { drop(s2.acquire().await.unwrap()) });
+                drop(s.acquire().await.unwrap());
+                t.await.unwrap();
+                assert_eq!(s.available_permits(), 1);
+            })
+        });
+    }
+
+    #[test]
+    fn a_writer_and_a_reader_behave_like_two_lockers_and_two_readers_never_wait() {
+        use samaritan::sync::AsyncRwLock;
+        // A write is a lock step and a read a read-lock step; one of each
+        // exclude each other as two mutex lockers do: 7.
+        check_dfs(7, || {
+            block_on(async {
+                let l = Arc::new(AsyncRwLock::new(0));
+                let l2 = l.clone();
+                let t = spawn(async move { *l2.write().await += 1 });
+                let _ = *l.read().await;
+                t.await.unwrap();
+            })
+        });
+        // Two readers never wait for each other: main's read R and release
+        // Rr, the task's poll P, read Rt and release Rtr, interleave freely
+        // with P first among the task's: C(5,2) = 10 orders of main's two
+        // steps among the task's three, none blocked.
+        check_dfs(10, || {
+            block_on(async {
+                let l = Arc::new(AsyncRwLock::new(0));
+                let l2 = l.clone();
+                let t = spawn(async move {
+                    let _ = *l2.read().await;
+                });
+                let _ = *l.read().await;
+                t.await.unwrap();
+            })
+        });
+    }
+
     /// Each task reads under one lock and writes under another: an update is lost.
     fn split_critical_section() {
         block_on(async {
