@@ -18,6 +18,13 @@ use simulated as backend;
 pub mod executor;
 pub mod time;
 
+/// Locks `m`, recovering from poisoning: the runtime's own locks guard
+/// no invariant a panic can break (user code, destructors included, runs
+/// outside them).
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Declares thread-local statics; same syntax as [`std::thread_local!`].
 #[cfg(not(feature = "sim"))]
 pub use std::thread_local;

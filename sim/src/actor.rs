@@ -114,8 +114,9 @@ impl Actor {
         }
         match self.ready {
             None => true,
-            // SAFETY: `ready` is set only while the actor is suspended inside
-            // `rt::step_when`, whose frame owns the closure (module invariant).
+            // SAFETY: `ready` is set only while the actor is inside
+            // `rt::step_when` (announcing or suspended there), whose frame
+            // owns the closure (module invariant).
             Some(ready) => unsafe { (*ready)() },
         }
     }

@@ -229,33 +229,14 @@ impl Execution {
         if self.next_timer <= self.clock_ns {
             self.fire_due();
         }
-        self.enabled.clear();
-        let mut unfinished = false;
-        let (me, me_enabled) = match announcing {
-            // SAFETY: `ready` lives on the announcing actor's frame, which is
-            // running this call.
-            Some(a) => (a.actor.index(), a.ready.is_none_or(|r| unsafe { (*r)() })),
-            None => (usize::MAX, false),
-        };
         let fair = self.config.fair;
         let track = fair && self.fairness.tracking();
-        if track {
-            self.fairness.clear_enabled();
-        }
-        for (i, (actor, view)) in self.actors.iter().zip(self.views.iter_mut()).enumerate() {
-            let enabled = if i == me { me_enabled } else { actor.is_enabled() };
-            view.enabled = enabled;
-            if enabled {
-                self.enabled.push(ActorId::from_index(i));
-                if track {
-                    self.fairness.mark_enabled(i);
-                }
-            }
-            unfinished |= actor.status != Status::Finished;
-        }
+        // Filed first, the announcing actor is judged by its condition like
+        // every other waiting actor.
         if let Some(a) = announcing {
             self.wait(a);
         }
+        let mut unfinished = self.collect_enabled(track);
         // Virtual time: when no actor can run, the clock jumps to the next
         // timer's deadline and the timers due then fire.
         while self.enabled.is_empty() && !self.timers.is_empty() {
@@ -332,8 +313,8 @@ impl Execution {
         }
     }
 
-    /// Finds the enabled actors again (after timers fired; every actor has
-    /// filed its operation by then); returns whether any is unfinished.
+    /// Finds the enabled actors (every actor has filed its operation);
+    /// returns whether any is unfinished.
     fn collect_enabled(&mut self, track: bool) -> bool {
         self.enabled.clear();
         if track {

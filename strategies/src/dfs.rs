@@ -20,7 +20,7 @@ use crate::pump::{prefer, Pump};
 /// One decision of a depth-first search: its alternatives and which one
 /// the running execution takes.
 #[derive(Debug)]
-pub(crate) struct Frame {
+struct Frame {
     /// Alternatives in the order they are tried (actor indices or values).
     options: Vec<u32>,
     /// Index into `options` of the one taken now.
@@ -31,12 +31,12 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
-    pub(crate) fn new(options: Vec<u32>, signature: u64) -> Frame {
+    fn new(options: Vec<u32>, signature: u64) -> Frame {
         Frame { options, taken: 0, signature }
     }
 
     /// Checks that a replayed decision offers what it offered before.
-    pub(crate) fn check(&self, options: &[u32], signature: u64) -> Result<(), ChoiceError> {
+    fn check(&self, options: &[u32], signature: u64) -> Result<(), ChoiceError> {
         if self.signature != signature {
             return Err(ChoiceError::Nondeterminism {
                 detail: "replaying the same prefix, a thread announced a different operation than before".to_string(),
@@ -57,12 +57,12 @@ impl Frame {
     }
 
     /// The alternative taken now.
-    pub(crate) fn choice(&self) -> u32 {
+    fn choice(&self) -> u32 {
         self.options[self.taken]
     }
 
     /// Moves to the next alternative; returns `false` when none is left.
-    pub(crate) fn advance(&mut self) -> bool {
+    fn advance(&mut self) -> bool {
         if self.taken + 1 < self.options.len() {
             self.taken += 1;
             true
@@ -70,6 +70,75 @@ impl Frame {
             false
         }
     }
+}
+
+/// The stack of decisions of a depth-first search (what [`Dfs`] and the
+/// free choices of ICB walk): `frames[..depth]` are the running execution's.
+#[derive(Debug, Default)]
+pub(crate) struct Frames {
+    frames: Vec<Frame>,
+    depth: usize,
+}
+
+impl Frames {
+    /// Starts the next execution from the first decision.
+    pub(crate) fn begin(&mut self) {
+        self.depth = 0;
+    }
+
+    /// Forgets every decision.
+    pub(crate) fn clear(&mut self) {
+        self.frames.clear();
+        self.depth = 0;
+    }
+
+    /// Returns whether the next decision is met for the first time (not a
+    /// replay of a known prefix).
+    pub(crate) fn is_new(&self) -> bool {
+        self.depth == self.frames.len()
+    }
+
+    /// Takes the next decision: the known one when replaying (checking it
+    /// offers what it did), else the first of `options`.
+    pub(crate) fn decide(&mut self, options: Vec<u32>, signature: u64) -> Result<u32, ChoiceError> {
+        if let Some(frame) = self.frames.get(self.depth) {
+            frame.check(&options, signature)?;
+        } else {
+            self.frames.push(Frame::new(options, signature));
+        }
+        let choice = self.frames[self.depth].choice();
+        self.depth += 1;
+        Ok(choice)
+    }
+
+    /// After an execution: advances the deepest decision that has an
+    /// untried alternative, dropping those below; returns `false` when
+    /// every alternative has been tried.
+    pub(crate) fn backtrack(&mut self) -> bool {
+        self.frames.truncate(self.depth);
+        while let Some(frame) = self.frames.last_mut() {
+            if frame.advance() {
+                return true;
+            }
+            self.frames.pop();
+        }
+        false
+    }
+}
+
+/// The enabled actors at `point`, the one that ran last first (so the
+/// first alternative never preempts).
+pub(crate) fn current_first(point: &SchedulePoint<'_>) -> Vec<u32> {
+    let current = point.current.map(ActorId::index);
+    let mut options: Vec<u32> = Vec::with_capacity(point.enabled.len());
+    options.extend(current.map(|c| c as u32));
+    options.extend(point.enabled.iter().map(|a| a.index()).filter(|&a| Some(a) != current).map(|a| a as u32));
+    options
+}
+
+/// What identifies a data choice when it is replayed.
+pub(crate) fn value_signature(point: &ChoicePoint) -> u64 {
+    point.location as *const _ as u64 ^ point.alternatives as u64
 }
 
 /// Hashes the enabled actors' pending operations at `point`.
@@ -86,8 +155,7 @@ pub(crate) fn signature(point: &SchedulePoint<'_>) -> u64 {
 /// Exhaustive depth-first search.
 #[derive(Debug, Default)]
 pub struct Dfs {
-    frames: Vec<Frame>,
-    depth: usize,
+    frames: Frames,
     done: bool,
     pump: Pump,
 }
@@ -97,17 +165,6 @@ impl Dfs {
     pub fn new() -> Dfs {
         Dfs::default()
     }
-
-    fn decide(&mut self, options: Vec<u32>, signature: u64) -> Result<u32, ChoiceError> {
-        if let Some(frame) = self.frames.get(self.depth) {
-            frame.check(&options, signature)?;
-        } else {
-            self.frames.push(Frame::new(options, signature));
-        }
-        let choice = self.frames[self.depth].choice();
-        self.depth += 1;
-        Ok(choice)
-    }
 }
 
 impl Strategy for Dfs {
@@ -116,7 +173,7 @@ impl Strategy for Dfs {
     }
 
     fn begin_execution(&mut self) -> bool {
-        self.depth = 0;
+        self.frames.begin();
         self.pump.clear();
         !self.done
     }
@@ -125,39 +182,21 @@ impl Strategy for Dfs {
         if point.enabled.len() == 1 {
             return Ok(point.enabled[0]);
         }
-        let mut options: Vec<u32> = Vec::with_capacity(point.enabled.len());
-        if let Some(current) = point.current {
-            options.push(current.index() as u32);
-        }
-        options.extend(
-            point
-                .enabled
-                .iter()
-                .map(|a| a.index() as u32)
-                .filter(|&a| Some(a as usize) != point.current.map(ActorId::index)),
-        );
-        if self.depth == self.frames.len() {
+        let mut options = current_first(point);
+        if self.frames.is_new() {
             prefer(&mut options, self.pump.predict());
         }
-        let choice = self.decide(options, signature(point))?;
+        let choice = self.frames.decide(options, signature(point))?;
         self.pump.record(point, choice);
         Ok(ActorId::from_index(choice as usize))
     }
 
     fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
-        let signature = point.location as *const _ as u64 ^ point.alternatives as u64;
-        Ok(self.decide((0..point.alternatives as u32).collect(), signature)? as usize)
+        Ok(self.frames.decide((0..point.alternatives as u32).collect(), value_signature(point))? as usize)
     }
 
     fn end_execution(&mut self, _outcome: &Outcome) {
-        self.frames.truncate(self.depth);
-        while let Some(frame) = self.frames.last_mut() {
-            if frame.advance() {
-                return;
-            }
-            self.frames.pop();
-        }
-        self.done = true;
+        self.done = !self.frames.backtrack();
     }
 
     fn exhausted(&self) -> bool {

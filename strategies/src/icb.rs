@@ -26,7 +26,7 @@ use std::collections::VecDeque;
 
 use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Strategy};
 
-use crate::dfs::{signature, Frame};
+use crate::dfs::{current_first, signature, value_signature, Frames};
 
 /// Iterative context bounding up to a preemption bound.
 #[derive(Debug)]
@@ -38,8 +38,7 @@ pub struct Icb {
     /// Whether a preemption beyond `max_bound` was left unexplored.
     beyond: bool,
     item: Option<Box<[u32]>>,
-    frames: Vec<Frame>,
-    depth: usize,
+    frames: Frames,
     path: Vec<u32>,
     done: bool,
 }
@@ -55,8 +54,7 @@ impl Icb {
             next: Vec::new(),
             beyond: false,
             item: None,
-            frames: Vec::new(),
-            depth: 0,
+            frames: Frames::default(),
             path: Vec::new(),
             done: false,
         }
@@ -71,18 +69,6 @@ impl Icb {
     fn replaying(&self) -> Option<u32> {
         self.item.as_ref().and_then(|item| item.get(self.path.len()).copied())
     }
-
-    /// Takes the next decision of the free search past the prefix.
-    fn decide(&mut self, options: Vec<u32>, signature: u64) -> Result<u32, ChoiceError> {
-        if let Some(frame) = self.frames.get(self.depth) {
-            frame.check(&options, signature)?;
-        } else {
-            self.frames.push(Frame::new(options, signature));
-        }
-        let choice = self.frames[self.depth].choice();
-        self.depth += 1;
-        Ok(choice)
-    }
 }
 
 impl Strategy for Icb {
@@ -95,7 +81,7 @@ impl Strategy for Icb {
             return false;
         }
         self.path.clear();
-        self.depth = 0;
+        self.frames.begin();
         while self.item.is_none() {
             // Lines 12-20: the next item of this bound, or the next bound.
             if let Some(item) = self.queue.pop_front() {
@@ -126,12 +112,12 @@ impl Strategy for Icb {
             return Ok(ActorId::from_index(choice as usize));
         }
         let sig = signature(point);
-        let fresh = self.depth == self.frames.len();
+        let fresh = self.frames.is_new();
         let choice = match point.current.filter(|_| !point.yielding) {
             // Line 26-32: the running actor goes on; switching to any other
             // is a preemption, explored at the next bound.
             Some(current) => {
-                let choice = self.decide(vec![current.index() as u32], sig)?;
+                let choice = self.frames.decide(vec![current.index() as u32], sig)?;
                 if fresh {
                     for &other in point.enabled.iter().filter(|&&a| a != current) {
                         if self.bound < self.max_bound {
@@ -147,18 +133,7 @@ impl Strategy for Icb {
                 choice
             }
             // Lines 33-37: a free switch: every enabled actor, no cost.
-            None => {
-                let mut options: Vec<u32> = Vec::with_capacity(point.enabled.len());
-                options.extend(point.current.map(|c| c.index() as u32));
-                options.extend(
-                    point
-                        .enabled
-                        .iter()
-                        .map(|a| a.index() as u32)
-                        .filter(|&a| Some(a as usize) != point.current.map(ActorId::index)),
-                );
-                self.decide(options, sig)?
-            }
+            None => self.frames.decide(current_first(point), sig)?,
         };
         self.path.push(choice);
         Ok(ActorId::from_index(choice as usize))
@@ -177,22 +152,16 @@ impl Strategy for Icb {
             self.path.push(choice);
             return Ok(choice as usize);
         }
-        let sig = point.location as *const _ as u64 ^ point.alternatives as u64;
-        let choice = self.decide((0..point.alternatives as u32).collect(), sig)?;
+        let choice = self.frames.decide((0..point.alternatives as u32).collect(), value_signature(point))?;
         self.path.push(choice);
         Ok(choice as usize)
     }
 
     fn end_execution(&mut self, _outcome: &Outcome) {
-        self.frames.truncate(self.depth);
-        while let Some(frame) = self.frames.last_mut() {
-            if frame.advance() {
-                return;
-            }
-            self.frames.pop();
+        if !self.frames.backtrack() {
+            // Every free choice of this item is explored.
+            self.item = None;
         }
-        // Every free choice of this item is explored.
-        self.item = None;
     }
 
     fn exhausted(&self) -> bool {

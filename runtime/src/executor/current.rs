@@ -44,14 +44,14 @@ impl Signal {
     fn notify(&self) {
         self.pending.store(true, Ordering::SeqCst);
         if self.parked.load(Ordering::SeqCst) > 0 {
-            let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            let _g = crate::lock(&self.lock);
             self.cvar.notify_all();
         }
     }
 
     /// Blocks until a push or wake since the last call, or `main` is woken.
     fn wait(&self, main: &MainWaker) {
-        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = crate::lock(&self.lock);
         self.parked.fetch_add(1, Ordering::SeqCst);
         while !self.pending.swap(false, Ordering::SeqCst) && !main.woken.load(Ordering::Acquire) {
             g = self.cvar.wait(g).unwrap_or_else(|e| e.into_inner());
@@ -79,7 +79,7 @@ impl Wake for MainWaker {
 
 impl Queue {
     fn lock(&self) -> MutexGuard<'_, VecDeque<Arc<Task>>> {
-        self.run.lock().unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.run)
     }
 
     /// Queues a task at the back and wakes a parked `block_on`.

@@ -29,11 +29,12 @@
 //! `SeqCst` operations and fences on both sides make it impossible for the
 //! worker to miss the push and the pusher to miss the idle worker at once.
 
+use crate::lock;
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::io;
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::runtime::{Flavor, Handle, Runtime, Shared};
 use super::task::Task;
@@ -90,10 +91,6 @@ thread_local! {
             owner: Cell::new(None),
         }
     };
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Queues {

@@ -14,6 +14,7 @@
 //! - Tasks hold only a `Weak<Shared>`; the strong references are the
 //!   [`Runtime`], its [`Handle`]s and its worker threads.
 
+use crate::lock;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
@@ -21,7 +22,7 @@ use std::future::Future;
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::task::{JoinHandle, JoinSlot, Task, Wrapped};
@@ -53,12 +54,6 @@ pub(crate) struct Shared {
 struct Registry {
     live: HashMap<u64, Arc<Task>>,
     closed: bool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing panics while holding these locks except a user destructor,
-    // which we run outside them; recover from poisoning regardless.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Shared {

@@ -112,7 +112,7 @@ pub(crate) struct Registry {
 
 impl Registry {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<SimTask>>> {
-        self.live.lock().unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.live)
     }
 }
 
@@ -131,7 +131,7 @@ fn poll_loop<F: Future + ?Sized>(
         task.woken.store(false, Ordering::Relaxed);
         // Wakers of fired timers other than the task's own (a combinator's
         // child wakers) learn now that their timer is due.
-        let fired = std::mem::take(&mut *task.timer_wakers.lock().unwrap_or_else(|e| e.into_inner()));
+        let fired = std::mem::take(&mut *crate::lock(&task.timer_wakers));
         for w in fired.into_iter().filter(|w| !w.will_wake(&waker)) {
             w.wake();
         }
@@ -267,7 +267,7 @@ pub(crate) fn timer_wake(waker: &Waker, live: Arc<AtomicBool>) -> Option<Box<dyn
     Some(Box::new(move || {
         // A timer whose sleep was dropped or reset wakes no one.
         if live.load(Ordering::Relaxed) {
-            task.timer_wakers.lock().unwrap_or_else(|e| e.into_inner()).push(waker.clone());
+            crate::lock(&task.timer_wakers).push(waker.clone());
             task.woken.store(true, Ordering::Relaxed);
         }
     }))

@@ -69,7 +69,7 @@ impl Task {
     fn lock_future(&self) -> MutexGuard<'_, Option<BoxFuture>> {
         // A panic while the lock is held is caught inside the wrapper, so
         // poisoning can only come from a panicking destructor: ignore it.
-        self.future.lock().unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.future)
     }
 
     /// Queues the task if it is idle; records the wake if it is running.
@@ -269,7 +269,7 @@ impl<T> JoinSlot<T> {
     }
 
     fn lock(&self) -> MutexGuard<'_, SlotInner<T>> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.inner)
     }
 
     /// Stores the output (first call wins) and wakes the joiner.

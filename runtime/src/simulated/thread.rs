@@ -240,7 +240,7 @@ impl<T> SimHandle<T> {
         if rt::active() {
             rt::step_when(Op::Join, Some(sim.object()), location, &|| sim.finished.load(Ordering::Relaxed));
         }
-        let value = self.packet.result.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let value = crate::lock(&self.packet.result).take();
         // A panic in a simulated thread ends the execution, so a missing
         // value is seen only while the execution is torn down.
         value.ok_or_else(|| Box::new("the simulated thread did not finish") as Box<dyn std::any::Any + Send>)
@@ -300,7 +300,7 @@ where
         let exit = Exit { thread: their_sim, scope };
         let packet = their_packet;
         let value = f();
-        *packet.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
+        *crate::lock(&packet.result) = Some(value);
         drop(packet);
         drop(exit);
     };

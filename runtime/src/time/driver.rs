@@ -28,7 +28,7 @@ pub(crate) struct Entry {
 
 impl Entry {
     fn lock(&self) -> MutexGuard<'_, Option<Waker>> {
-        self.waker.lock().unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.waker)
     }
 
     pub(crate) fn is_fired(&self) -> bool {
@@ -112,7 +112,7 @@ fn driver() -> &'static Driver {
 
 impl Driver {
     fn lock(&self) -> MutexGuard<'_, BinaryHeap<Item>> {
-        self.heap.lock().unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.heap)
     }
 
     fn run(&self) {
