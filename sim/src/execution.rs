@@ -28,6 +28,9 @@ pub(crate) struct ObjectInfo {
     pub(crate) kind: &'static str,
     /// Actors currently holding it (lock owners), for deadlock reports.
     pub(crate) holders: Vec<ActorId>,
+    /// The actor it stands for (a thread's handle), so that a join on it
+    /// happens after that actor's steps ([`crate::rt::represents`]).
+    pub(crate) actor: Option<ActorId>,
 }
 
 /// Settings that hold for every execution of an exploration.
@@ -93,6 +96,9 @@ pub(crate) struct Execution {
     pub(crate) progress: Arc<Progress>,
     /// Actors whose stacks were abandoned at teardown.
     pub(crate) leaked: usize,
+    /// Whether the strategy cut this execution short as redundant
+    /// ([`ChoiceError::Redundant`]).
+    pub(crate) pruned: bool,
     /// Abstract states the test named, across the whole exploration (not
     /// cleared between executions).
     pub(crate) states: HashSet<u64>,
@@ -132,6 +138,7 @@ impl Execution {
             pool,
             progress,
             leaked: 0,
+            pruned: false,
             states: HashSet::new(),
             last_location: None,
             views: Vec::with_capacity(4),
@@ -159,6 +166,7 @@ impl Execution {
         self.timers.clear();
         self.next_timer = u64::MAX;
         self.leaked = 0;
+        self.pruned = false;
         self.views.clear();
         self.enabled.clear();
         self.fairness.reset();
@@ -439,6 +447,10 @@ impl Execution {
                 self.outcome = Some(Outcome::ScheduleMismatch { step: self.steps, detail });
                 None
             }
+            Err(ChoiceError::Redundant) => {
+                self.pruned = true;
+                None
+            }
             Err(err) => {
                 self.outcome = Some(self.choice_failure(err));
                 None
@@ -479,7 +491,13 @@ impl Execution {
 
     fn record(&mut self, actor: ActorId, pending: Pending, value: u32, preempt: bool) {
         if self.config.observed {
-            let step = Step { index: self.steps, actor, pending, value, preempt };
+            let peer = match pending.op {
+                // The child gets the next id (`start_actor` follows).
+                Op::Spawn => Some(ActorId::from_index(self.actors.len())),
+                Op::Join => pending.object.and_then(|o| self.objects[o.index()].actor),
+                _ => None,
+            };
+            let step = Step { index: self.steps, actor, pending, value, preempt, peer };
             // SAFETY: as in `ask_strategy`.
             unsafe { (*self.strategy).on_step(&step) };
         }
@@ -514,6 +532,11 @@ impl Execution {
         match err {
             ChoiceError::Nondeterminism { detail } => Outcome::Nondeterminism { step: self.steps, detail },
             ChoiceError::ScheduleMismatch { detail } => Outcome::ScheduleMismatch { step: self.steps, detail },
+            // Handled where it is asked: a data choice cannot be redundant.
+            ChoiceError::Redundant => Outcome::ScheduleMismatch {
+                step: self.steps,
+                detail: "a data choice was refused as redundant".to_string(),
+            },
         }
     }
 

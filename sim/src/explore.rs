@@ -96,8 +96,12 @@ pub struct Failure {
 pub struct Report {
     /// How the exploration ended: the first failure, or `Pass`.
     pub outcome: Outcome,
-    /// Executions run.
+    /// Executions run, pruned ones included.
     pub executions: u64,
+    /// Executions the strategy cut short as redundant
+    /// ([`ChoiceError::Redundant`](crate::ChoiceError::Redundant)): counted
+    /// in `executions`, neither passes nor failures.
+    pub pruned: u64,
     /// Whether the strategy covered its whole search space.
     pub exhausted: bool,
     /// The strategy's name.
@@ -167,7 +171,11 @@ impl fmt::Display for Report {
                 ),
                 (false, _, None) => "search stopped before the space was exhausted".to_string(),
             };
-            write!(f, "pass: {how}: {} executions, no bug (strategy {})", self.executions, self.strategy)?;
+            write!(f, "pass: {how}: {} executions", self.executions)?;
+            if self.pruned > 0 {
+                write!(f, " ({} cut short as redundant)", self.pruned)?;
+            }
+            write!(f, ", no bug (strategy {})", self.strategy)?;
             if let Some(states) = self.states {
                 write!(f, "; {states} distinct states")?;
             }
@@ -382,6 +390,7 @@ fn watchdog_report(config: &Config, strategy: &str, progress: &Progress, silent:
             silent_ms: silent.as_millis() as u64,
         },
         executions: executions + 1,
+        pruned: 0,
         exhausted: false,
         strategy: String::new(),
         failure: None,
@@ -423,6 +432,7 @@ fn explore_here(
     let mut report = Report {
         outcome: Outcome::Pass,
         executions: 0,
+        pruned: 0,
         exhausted: false,
         strategy: strategy.name().to_string(),
         failure: None,
@@ -457,6 +467,7 @@ fn explore_here(
         run_execution(&cell, body);
         let mut exec = cell.borrow_mut();
         report.executions += 1;
+        report.pruned += u64::from(exec.pruned);
         progress.executions.store(report.executions, Ordering::Relaxed);
         let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);
         strategy.end_execution(&outcome);

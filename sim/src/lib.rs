@@ -37,7 +37,7 @@ pub mod rt;
 
 pub use explore::{explore, replay, Body, Config, Failure, Report};
 pub use minimize::{Shrink, Size};
-pub use op::{ActorId, ObjectId, Op};
+pub use op::{Access, ActorId, ObjectId, Op};
 pub use outcome::{BlockedActor, CycleStep, Deadlock, Outcome};
 pub use schedule::{Replay, Schedule, TokenError, TOKEN_VERSION};
 pub use strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};

@@ -126,6 +126,41 @@ impl Op {
         matches!(self, Op::Yield | Op::Sleep | Op::SpinLoop | Op::ParkTimeout | Op::WaitTimeout | Op::RecvTimeout)
     }
 
+    /// Returns how the operation touches its object, for the dependency
+    /// relation of partial-order reduction ([`Op::dependent`]).
+    pub fn access(self) -> Access {
+        match self {
+            // Sleeping moves the virtual clock, and timers fire off it
+            // without a step of their own: conservatively, a sleep is
+            // dependent with everything.
+            Op::Sleep => Access::Global,
+            // A condition-variable wait releases its mutex inside the step
+            // on the condition variable (pre_wait; inspect paper, section
+            // 4.2): it touches an object it does not name.
+            Op::Wait => Access::Global,
+            // Nothing shared changes (sequentially consistent simulation:
+            // a fence orders nothing more); a spawn's effect on its child is
+            // a happens-before edge, not a conflict.
+            Op::Yield | Op::SpinLoop | Op::Fence | Op::Choose | Op::Spawn => Access::Local,
+            Op::Load => Access::Read,
+            _ => Access::Write,
+        }
+    }
+
+    /// Returns whether two operations, by different actors, are dependent:
+    /// executing them in the other order may lead to a different state or
+    /// enable or disable something else (Flanagan and Godefroid's relation,
+    /// inspect-runtime-model-checking-dpor.txt, section 3). Operations on
+    /// different objects commute; on one object, only two reads commute.
+    pub fn dependent(a: (Op, Option<ObjectId>), b: (Op, Option<ObjectId>)) -> bool {
+        match (a.0.access(), b.0.access()) {
+            (Access::Global, _) | (_, Access::Global) => true,
+            (Access::Local, _) | (_, Access::Local) => false,
+            (Access::Read, Access::Read) => false,
+            _ => a.1.is_some() && a.1 == b.1,
+        }
+    }
+
     /// Every operation, in declaration order.
     pub const ALL: [Op; 34] = [
         Op::Spawn,
@@ -208,6 +243,20 @@ impl Op {
             Op::Wake => "wake",
         }
     }
+}
+
+/// How an operation touches shared state (see [`Op::access`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Touches nothing another actor can observe.
+    Local,
+    /// Reads its object: commutes with other reads of it.
+    Read,
+    /// Changes its object (or may block on it): conflicts with every other
+    /// operation on it.
+    Write,
+    /// May affect anything (the virtual clock): conflicts with everything.
+    Global,
 }
 
 impl fmt::Display for Op {

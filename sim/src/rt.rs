@@ -65,7 +65,7 @@ impl ObjectSlot {
                 return (ObjectId((packed & 0xff_ffff) as u32), false);
             }
             let index = e.objects.len() as u64;
-            e.objects.push(crate::execution::ObjectInfo { kind, holders: Vec::new() });
+            e.objects.push(crate::execution::ObjectInfo { kind, holders: Vec::new(), actor: None });
             self.packed.store(e.generation << 24 | index, Ordering::Relaxed);
             (ObjectId(index as u32), true)
         })
@@ -234,6 +234,17 @@ pub fn acquired(object: ObjectId) {
         if let Some(me) = e.current {
             e.objects[object.index()].holders.push(me);
         }
+    });
+}
+
+/// Records that `object` stands for the running actor (a thread's handle):
+/// a join on it then happens after every step of the actor, for analyses
+/// that track happens-before ([`crate::Step::peer`]).
+pub fn represents(object: ObjectId) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let me = e.current;
+        e.objects[object.index()].actor = me;
     });
 }
 

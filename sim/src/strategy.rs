@@ -99,6 +99,10 @@ pub struct Step {
     pub value: u32,
     /// Whether it preempted an actor that could have gone on.
     pub preempt: bool,
+    /// The other actor the step synchronizes with: for a spawn, the child
+    /// it creates; for a join on a thread's object, that thread (which
+    /// has finished). Happens-before edges that no shared object carries.
+    pub peer: Option<ActorId>,
 }
 
 /// Why a strategy could not make a choice.
@@ -116,6 +120,11 @@ pub enum ChoiceError {
         /// What does not fit.
         detail: String,
     },
+    /// Every continuation of this execution is covered by executions
+    /// explored elsewhere (a sleep set with nothing left awake, say): the
+    /// execution ends here, uncounted as a pass or a failure, and the
+    /// report counts it as pruned.
+    Redundant,
 }
 
 /// A search strategy.

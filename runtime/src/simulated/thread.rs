@@ -291,6 +291,7 @@ where
         their_sim.actor.store(rt::current().index() as u32, Ordering::Relaxed);
         rt::set_tag(Box::new(Thread(ThreadInner::Sim(their_sim.clone()))));
         rt::acquired(their_sim.object());
+        rt::represents(their_sim.object());
         if let Some(scope) = &scope {
             scope.enter();
         }
