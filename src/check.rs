@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use samaritan_sim::{Config, Report, Schedule, Strategy, TokenError};
-use samaritan_strategies::{Dfs, Icb, Pct, Random, RoundRobin};
+use samaritan_strategies::{Dfs, Dpor, Icb, Pct, Random, RoundRobin};
 
 use crate::{env, persist};
 
@@ -26,6 +26,11 @@ pub enum SearchStrategy {
     Pct,
     /// Switch at every scheduling point (one execution).
     RoundRobin,
+    /// Dynamic partial-order reduction with sleep sets: every schedule up
+    /// to the order of independent steps, one execution per order of the
+    /// dependent ones (plus executions cut short as redundant). Exhaustive
+    /// like [`SearchStrategy::Dfs`], with no bound on preemptions.
+    Dpor,
 }
 
 /// Why an exploration could not start.
@@ -167,11 +172,12 @@ impl Builder {
             Some("random") => SearchStrategy::Random,
             Some("pct") => SearchStrategy::Pct,
             Some("round-robin") => SearchStrategy::RoundRobin,
+            Some("dpor") => SearchStrategy::Dpor,
             Some(other) => {
                 err = Some(Error::InvalidEnv {
                     var: env::STRATEGY,
                     value: other.to_string(),
-                    expected: "one of icb, dfs, random, pct, round-robin",
+                    expected: "one of icb, dfs, dpor, random, pct, round-robin",
                 });
                 SearchStrategy::Icb
             }
@@ -319,6 +325,7 @@ impl Builder {
             SearchStrategy::Random => Box::new(Random::new(self.seed)),
             SearchStrategy::Pct => Box::new(Pct::new(self.seed, self.pct_depth)),
             SearchStrategy::RoundRobin => Box::new(RoundRobin::new()),
+            SearchStrategy::Dpor => Box::new(Dpor::new()),
         }
     }
 

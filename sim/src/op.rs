@@ -40,6 +40,11 @@ impl ObjectId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// Builds an id from a first-use index.
+    pub fn from_index(index: usize) -> ObjectId {
+        ObjectId(index as u32)
+    }
 }
 
 /// A visible operation, announced at a scheduling point before it happens.

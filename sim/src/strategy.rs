@@ -105,6 +105,14 @@ pub struct Step {
     pub peer: Option<ActorId>,
 }
 
+impl Step {
+    /// Builds a step that is not a data choice and preempts nobody (for
+    /// strategies' own tests; the engine builds the real ones).
+    pub fn new(index: u64, actor: ActorId, pending: Pending, peer: Option<ActorId>) -> Step {
+        Step { index, actor, pending, value: 0, preempt: false, peer }
+    }
+}
+
 /// Why a strategy could not make a choice.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,6 +5,8 @@
 //! enabled set, never a primitive's type.
 
 mod dfs;
+mod dpor;
+mod hb;
 mod icb;
 mod pct;
 mod pump;
@@ -13,6 +15,7 @@ mod rng;
 mod round_robin;
 
 pub use dfs::Dfs;
+pub use dpor::Dpor;
 pub use icb::Icb;
 pub use pct::Pct;
 pub use random::Random;

@@ -1,0 +1,325 @@
+//! Dynamic partial-order reduction with sleep sets.
+//!
+//! Flanagan and Godefroid's algorithm as the inspect paper gives it
+//! (inspect-runtime-model-checking-dpor.txt, section 2.3, Fig. 2), with
+//! sleep sets (section 1: "additionally sleep-sets") and locksets to skip
+//! pairs that are never enabled together (section 4.4). It is stateless:
+//! each execution replays a prefix of the search stack and extends it.
+//!
+//! - One node per step of the running execution, forced steps included
+//!   (the engine shows them through [`Strategy::on_step`]): the actors that
+//!   could be chosen, the one chosen, the backtrack, done and sleep sets.
+//! - After every step the step is checked against the earlier steps it
+//!   races with (Fig. 2, `update_backtrack_info`): for a step `t_n` of
+//!   actor `p`, each earlier dependent step `t_d` of another actor that
+//!   does not happen before `p`'s state and may be co-enabled with `t_n`
+//!   adds a thread to the backtrack set of the state `t_d` was taken from.
+//!   Fig. 2 runs that check at every state for every thread's next
+//!   operation; since a thread's next operation stays put until it is
+//!   taken, checking each step when it is taken (and the operations still
+//!   pending when an execution is cut short) covers the same pairs: every
+//!   dependent step since `p`'s previous one, and the latest before it.
+//! - Sleep sets: a choice fully explored at a node goes to sleep there; a
+//!   sleeping actor stays asleep along a branch until a step dependent with
+//!   its operation is taken. An execution whose choosable actors are all
+//!   asleep is cut short ([`ChoiceError::Redundant`]).
+//!
+//! Soundness holds for what the engine treats as dependent ([`Op::dependent`])
+//! and for programs that terminate. Under the fair scheduler, programs that
+//! never yield are unaffected (the fair filter is inert until a yield);
+//! with yields, the search covers the fair executions the filter offers,
+//! without a completeness proof.
+
+use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, ObjectId, Op, Outcome, SchedulePoint, Step, Strategy};
+
+use crate::hb::{Clock, History};
+
+/// An operation an actor is about to take.
+type Pending = (ActorId, Op, Option<ObjectId>);
+
+#[derive(Debug)]
+enum Kind {
+    /// A choice of actor among `enabled`.
+    Actor { enabled: Vec<ActorId> },
+    /// A data choice among `alternatives` values.
+    Value { alternatives: u32 },
+}
+
+/// The search state at one step.
+#[derive(Debug)]
+struct Node {
+    kind: Kind,
+    /// The actor (or value) the current branch takes.
+    chosen: u32,
+    /// The operation of each choosable actor here (for sleep sets).
+    pending: Vec<Pending>,
+    backtrack: Vec<ActorId>,
+    done: Vec<ActorId>,
+    /// Actors asleep here, with their operations.
+    sleep: Vec<Pending>,
+}
+
+impl Node {
+    fn enabled(&self) -> &[ActorId] {
+        match &self.kind {
+            Kind::Actor { enabled } => enabled,
+            Kind::Value { .. } => &[],
+        }
+    }
+
+    fn asleep(&self, a: ActorId) -> bool {
+        self.sleep.iter().any(|s| s.0 == a)
+    }
+
+    /// The next backtrack choice not yet explored and not asleep.
+    fn next_choice(&self) -> Option<ActorId> {
+        self.enabled()
+            .iter()
+            .copied()
+            .find(|a| self.backtrack.contains(a) && !self.done.contains(a) && !self.asleep(*a))
+    }
+}
+
+/// Depth-first search over one execution per equivalence class of
+/// dependent-step orders (more with sleep-set-blocked executions, which are
+/// cut short and counted as pruned).
+#[derive(Debug, Default)]
+pub struct Dpor {
+    nodes: Vec<Node>,
+    /// Steps taken in the running execution.
+    depth: usize,
+    history: History,
+    /// The sleep set of the next node.
+    next_sleep: Vec<Pending>,
+    /// A forced step ran a sleeping actor: the rest of this execution is
+    /// redundant and is not analysed.
+    blocked: bool,
+    started: bool,
+    exhausted: bool,
+}
+
+impl Dpor {
+    /// Creates the search.
+    pub fn new() -> Dpor {
+        Dpor::default()
+    }
+
+    /// Adds a new node at the current depth.
+    fn push_node(&mut self, kind: Kind, chosen: u32, pending: Vec<Pending>) {
+        let sleep = std::mem::take(&mut self.next_sleep);
+        let backtrack = match kind {
+            Kind::Actor { .. } => vec![ActorId::from_index(chosen as usize)],
+            Kind::Value { .. } => Vec::new(),
+        };
+        self.nodes.push(Node { kind, chosen, pending, backtrack, done: Vec::new(), sleep });
+    }
+
+    /// Checks an operation of actor `p` (taken as event `j`, or still
+    /// pending when `j` is `None`) against the steps before it, and adds
+    /// backtrack points for the races found (Fig. 2, lines 21-31).
+    fn races(&mut self, p: ActorId, op: Op, object: Option<ObjectId>, j: Option<usize>, before: &Clock) {
+        // The locks `p` held before the operation.
+        let locks = match j {
+            Some(j) => self.history.events[j].locks.clone(),
+            None => self.history.locks(p).map(<[ObjectId]>::to_vec),
+        };
+        let end = j.unwrap_or(self.history.events.len());
+        // `p`'s previous event (or its spawn): dependent steps after it
+        // all race with this one; before it, only the latest does.
+        let previous =
+            self.history.of_actor(p).iter().rev().find(|&&i| i < end).copied().or(self.history.spawned_at(p));
+        let mut targets = Vec::new();
+        self.history.each_dependent(op, object, |i| {
+            if i >= end {
+                return true;
+            }
+            let e = &self.history.events[i];
+            if e.actor == p
+                || self.history.happens_before(i, before)
+                || !History::may_coenable((e.op, e.object, e.locks.as_deref()), (op, object, locks.as_deref()))
+            {
+                return true;
+            }
+            targets.push(i);
+            previous.is_none_or(|prev| i > prev)
+        });
+        for i in targets {
+            self.add_backtrack(i, p, end, before);
+        }
+    }
+
+    /// Adds to the backtrack set of the state event `i` was taken from a
+    /// thread that lets `p`'s operation come first (Fig. 2, lines 26-31).
+    fn add_backtrack(&mut self, i: usize, p: ActorId, end: usize, before: &Clock) {
+        let Some(node) = self.nodes.get(i) else { return };
+        // E: `p` itself if it could run there, or a thread whose next step
+        // after `i` happens before `p`'s operation.
+        let mut candidates = Vec::new();
+        for &q in node.enabled() {
+            let leads = q == p || {
+                let events = self.history.of_actor(q);
+                let first = events.partition_point(|&m| m <= i);
+                events.get(first).is_some_and(|&m| m < end && self.history.happens_before(m, before))
+            };
+            if leads {
+                candidates.push(q);
+            }
+        }
+        let node = &mut self.nodes[i];
+        if candidates.iter().any(|q| node.backtrack.contains(q) || node.done.contains(q)) {
+            return;
+        }
+        // A sleeping thread's branches from here are covered elsewhere:
+        // adding it would add nothing (it is skipped), so pick an awake one.
+        candidates.retain(|&q| !node.asleep(q));
+        let add = if candidates.is_empty() {
+            node.enabled().iter().copied().filter(|&q| !node.asleep(q)).collect()
+        } else if candidates.contains(&p) {
+            vec![p]
+        } else {
+            vec![candidates[0]]
+        };
+        for q in add {
+            if !node.backtrack.contains(&q) {
+                node.backtrack.push(q);
+            }
+        }
+    }
+
+    /// Checks the operations still pending when an execution is cut short.
+    fn pending_races(&mut self, point: &SchedulePoint<'_>) {
+        for view in point.actors {
+            if let Some(pending) = view.pending {
+                let before = self.history.clock(view.id).clone();
+                self.races(view.id, pending.op, pending.object, None, &before);
+            }
+        }
+    }
+
+    fn mismatch(&self) -> ChoiceError {
+        ChoiceError::Nondeterminism {
+            detail: format!(
+                "replaying the same prefix, step {} offered a choice the earlier execution did not have",
+                self.depth
+            ),
+        }
+    }
+}
+
+impl Strategy for Dpor {
+    fn name(&self) -> &'static str {
+        "dpor"
+    }
+
+    fn begin_execution(&mut self) -> bool {
+        if self.exhausted {
+            return false;
+        }
+        self.depth = 0;
+        self.history.clear();
+        self.next_sleep.clear();
+        self.blocked = false;
+        if !self.started {
+            self.started = true;
+            return true;
+        }
+        // Backtrack: the deepest node with an unexplored choice.
+        while let Some(node) = self.nodes.last_mut() {
+            match node.kind {
+                Kind::Value { alternatives } => {
+                    if node.chosen + 1 < alternatives {
+                        node.chosen += 1;
+                        return true;
+                    }
+                }
+                Kind::Actor { .. } => {
+                    let explored = ActorId::from_index(node.chosen as usize);
+                    node.done.push(explored);
+                    if let Some(&entry) = node.pending.iter().find(|p| p.0 == explored) {
+                        node.sleep.push(entry);
+                    }
+                    if let Some(next) = node.next_choice() {
+                        node.chosen = next.index() as u32;
+                        return true;
+                    }
+                }
+            }
+            self.nodes.pop();
+        }
+        self.exhausted = true;
+        false
+    }
+
+    fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
+        if let Some(node) = self.nodes.get(self.depth) {
+            let chosen = ActorId::from_index(node.chosen as usize);
+            return match &node.kind {
+                Kind::Actor { enabled } if enabled == point.enabled => Ok(chosen),
+                _ => Err(self.mismatch()),
+            };
+        }
+        if self.blocked {
+            return Err(ChoiceError::Redundant);
+        }
+        let asleep = |a: &ActorId| self.next_sleep.iter().any(|s| s.0 == *a);
+        // The running actor goes on if it may: fewer preemptions first.
+        let chosen =
+            point.current.filter(|c| !asleep(c)).or_else(|| point.enabled.iter().copied().find(|a| !asleep(a)));
+        let Some(chosen) = chosen else {
+            // Sleep-set blocked: every continuation is explored elsewhere.
+            self.pending_races(point);
+            return Err(ChoiceError::Redundant);
+        };
+        let pending = point.enabled.iter().filter_map(|&a| point.pending(a).map(|p| (a, p.op, p.object))).collect();
+        self.push_node(Kind::Actor { enabled: point.enabled.to_vec() }, chosen.index() as u32, pending);
+        Ok(chosen)
+    }
+
+    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+        if let Some(node) = self.nodes.get(self.depth) {
+            return match node.kind {
+                Kind::Value { alternatives } if alternatives as usize == point.alternatives => Ok(node.chosen as usize),
+                _ => Err(self.mismatch()),
+            };
+        }
+        self.push_node(Kind::Value { alternatives: point.alternatives as u32 }, 0, Vec::new());
+        Ok(0)
+    }
+
+    fn observes_steps(&self) -> bool {
+        true
+    }
+
+    fn on_step(&mut self, step: &Step) {
+        let (op, object) = (step.pending.op, step.pending.object);
+        if self.nodes.len() == self.depth {
+            // A forced step: the only actor that could go.
+            if self.next_sleep.iter().any(|s| s.0 == step.actor) {
+                self.blocked = true;
+            }
+            let pending = vec![(step.actor, op, object)];
+            self.push_node(Kind::Actor { enabled: vec![step.actor] }, step.actor.index() as u32, pending);
+        }
+        let before = self.history.clock(step.actor).clone();
+        let j = self.history.push(step);
+        if !self.blocked {
+            self.races(step.actor, op, object, Some(j), &before);
+        }
+        // The sleep set of the next node: this node's sleepers whose
+        // operation is independent of the step just taken.
+        let node = &self.nodes[self.depth];
+        self.next_sleep = node
+            .sleep
+            .iter()
+            .copied()
+            .filter(|s| s.0 != step.actor && !Op::dependent((s.1, s.2), (op, object)))
+            .collect();
+        self.depth += 1;
+    }
+
+    fn end_execution(&mut self, _outcome: &Outcome) {}
+
+    fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+}
