@@ -30,8 +30,8 @@ use samaritan::sync::atomic::{AtomicUsize, Ordering};
 use samaritan::sync::{Arc, Mutex};
 use samaritan::thread;
 
-/// Slots in the circular buffer.
-const CAPACITY: usize = 4;
+/// Slots in the circular buffer (the drivers hold at most this many items).
+const CAPACITY: usize = 8;
 
 /// A THE work-stealing queue of item numbers.
 struct Deque {
@@ -115,20 +115,27 @@ impl Deque {
 /// The test driver: the victim pushes items 1 and 2 and pops twice, the
 /// thief steals once. Returns whether every item was taken exactly once.
 pub(crate) fn run(bug: bool) -> bool {
+    run_sized(bug, 2, 1)
+}
+
+/// A driver of any size (the POR paper's Table 1 varies it): the victim
+/// pushes items `1..=items` and pops `items` times, while the thief steals
+/// `steals` times. Returns whether every item was taken exactly once.
+#[cfg_attr(not(feature = "sim"), allow(dead_code))]
+pub(crate) fn run_sized(bug: bool, items: usize, steals: usize) -> bool {
     let deque = Arc::new(Deque::new(bug));
     let victim = {
         let deque = deque.clone();
         thread::spawn(move || {
-            deque.push(1);
-            deque.push(2);
-            [deque.pop(), deque.pop()]
+            (1..=items).for_each(|item| deque.push(item));
+            (0..items).map(|_| deque.pop()).collect::<Vec<_>>()
         })
     };
-    let thief = thread::spawn(move || deque.steal());
+    let thief = thread::spawn(move || (0..steals).map(|_| deque.steal()).collect::<Vec<_>>());
     let mut taken: Vec<usize> = victim.join().unwrap().into_iter().flatten().collect();
-    taken.extend(thief.join().unwrap());
+    taken.extend(thief.join().unwrap().into_iter().flatten());
     taken.sort_unstable();
-    taken == [1, 2]
+    taken == (1..=items).collect::<Vec<_>>()
 }
 
 /// The THE protocol: passes.

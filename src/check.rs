@@ -1,11 +1,12 @@
 //! Exploration entry points: [`check`], [`replay`] and the [`Builder`].
 
 use std::fmt;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use samaritan_sim::{Config, Report, Schedule, Strategy, TokenError};
-use samaritan_strategies::{Dfs, Dpor, Icb, Pct, Random, RoundRobin};
+use samaritan_strategies::{CbPor, Coverage, CoverageError, Dfs, Dpor, Icb, Pct, Random, RoundRobin};
 
 use crate::{env, persist};
 
@@ -31,6 +32,23 @@ pub enum SearchStrategy {
     /// dependent ones (plus executions cut short as redundant). Exhaustive
     /// like [`SearchStrategy::Dfs`], with no bound on preemptions.
     Dpor,
+    /// Partial-order reduction under a preemption bound (Musuvathi and
+    /// Qadeer's Algorithm 2): every execution with at most
+    /// [`Builder::preemption_bound`] preemptions, up to the order of
+    /// independent steps, once. Sound where sleep sets plus a bound are
+    /// not.
+    CbPor,
+    /// DPOR with HaPSet coverage pruning (Wang, Said and Gupta, ICSE
+    /// 2011): a backtrack choice is skipped when every predecessor pair it
+    /// would create (a statement after a statement, by the same thread or
+    /// another) — its step's, and those of the races it reverses — has
+    /// been covered already. The covered pairs can be kept in a file
+    /// ([`Builder::hapset_file`]) to guide later runs.
+    ///
+    /// Not complete: a skipped choice can be the only way to a bug, so a
+    /// pass is not a proof. It is a coverage heuristic to find bugs in
+    /// fewer executions than [`SearchStrategy::Dpor`].
+    HapSet,
 }
 
 /// Why an exploration could not start.
@@ -48,6 +66,9 @@ pub enum Error {
     },
     /// A replay token could not be read.
     Token(TokenError),
+    /// The HaPSet coverage file ([`Builder::hapset_file`]) could not be
+    /// read (a missing file is empty coverage, not an error) or written.
+    HapsetFile(CoverageError),
 }
 
 impl fmt::Display for Error {
@@ -55,6 +76,7 @@ impl fmt::Display for Error {
         match self {
             Error::InvalidEnv { var, value, expected } => write!(f, "{var}={value:?} is invalid: expected {expected}"),
             Error::Token(err) => err.fmt(f),
+            Error::HapsetFile(err) => err.fmt(f),
         }
     }
 }
@@ -63,6 +85,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Token(err) => Some(err),
+            Error::HapsetFile(err) => Some(err),
             Error::InvalidEnv { .. } => None,
         }
     }
@@ -119,6 +142,11 @@ pub struct Builder {
     /// `target/samaritan/failures/<binary>/<test>/` and replays them first on the
     /// next run. Defaults to `SAMARITAN_PERSIST`, else on.
     pub persist: bool,
+    /// Where [`SearchStrategy::HapSet`] keeps its covered pairs: loaded
+    /// before the exploration, saved after it. Other strategies ignore it.
+    /// Defaults to `SAMARITAN_HAPSET_FILE`, else none (coverage starts
+    /// empty and is not kept).
+    pub hapset_file: Option<PathBuf>,
     env_error: Option<Error>,
 }
 
@@ -173,11 +201,13 @@ impl Builder {
             Some("pct") => SearchStrategy::Pct,
             Some("round-robin") => SearchStrategy::RoundRobin,
             Some("dpor") => SearchStrategy::Dpor,
+            Some("cb-por") => SearchStrategy::CbPor,
+            Some("hapset") => SearchStrategy::HapSet,
             Some(other) => {
                 err = Some(Error::InvalidEnv {
                     var: env::STRATEGY,
                     value: other.to_string(),
-                    expected: "one of icb, dfs, dpor, random, pct, round-robin",
+                    expected: "one of icb, dfs, dpor, cb-por, hapset, random, pct, round-robin",
                 });
                 SearchStrategy::Icb
             }
@@ -216,6 +246,7 @@ impl Builder {
             replay: get(env::REPLAY).filter(|t| !t.trim().is_empty()),
             minimize,
             persist,
+            hapset_file: get(env::HAPSET_FILE).filter(|p| !p.trim().is_empty()).map(PathBuf::from),
             env_error: err,
         }
     }
@@ -295,6 +326,17 @@ impl Builder {
         self
     }
 
+    /// Sets the file [`SearchStrategy::HapSet`] loads its covered pairs
+    /// from before the exploration and saves them to after it, so that
+    /// later runs skip what earlier ones covered. A missing file is empty
+    /// coverage; an unreadable or malformed one is an [`Error`] before the
+    /// exploration, and one that cannot be written is an [`Error`] after it
+    /// (in place of the report).
+    pub fn hapset_file(mut self, path: impl Into<PathBuf>) -> Builder {
+        self.hapset_file = Some(path.into());
+        self
+    }
+
     /// Sets whether weak compare-exchange may fail spuriously.
     pub fn spurious_failures(mut self, on: bool) -> Builder {
         self.spurious_failures = on;
@@ -326,7 +368,19 @@ impl Builder {
             SearchStrategy::Pct => Box::new(Pct::new(self.seed, self.pct_depth)),
             SearchStrategy::RoundRobin => Box::new(RoundRobin::new()),
             SearchStrategy::Dpor => Box::new(Dpor::new()),
+            SearchStrategy::CbPor => Box::new(CbPor::new(self.preemption_bound)),
+            SearchStrategy::HapSet => Box::new(Dpor::hapset(Arc::default())),
         }
+    }
+
+    /// Explores `f` under HaPSet pruning, with the coverage loaded from
+    /// `file` and saved back to it.
+    fn explore_hapset(&self, f: Arc<dyn Fn() + Send + Sync>, file: &Path) -> Result<Report, Error> {
+        let coverage = Arc::new(Mutex::new(Coverage::load(file).map_err(Error::HapsetFile)?));
+        let report = samaritan_sim::explore(self.config(), Box::new(Dpor::hapset(coverage.clone())), f);
+        let coverage = coverage.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        coverage.save(file).map_err(Error::HapsetFile)?;
+        Ok(report)
     }
 
     /// Explores `f` (or replays `self.replay` when set) and returns the
@@ -338,9 +392,10 @@ impl Builder {
         if let Some(err) = &self.env_error {
             return Err(err.clone());
         }
-        match &self.replay {
-            Some(token) => self.replay(token, f),
-            None => Ok(samaritan_sim::explore(self.config(), self.make_strategy(), Arc::new(f))),
+        match (&self.replay, &self.hapset_file) {
+            (Some(token), _) => self.replay(token, f),
+            (None, Some(file)) if self.strategy == SearchStrategy::HapSet => self.explore_hapset(Arc::new(f), file),
+            (None, _) => Ok(samaritan_sim::explore(self.config(), self.make_strategy(), Arc::new(f))),
         }
     }
 
@@ -455,6 +510,7 @@ mod tests {
             ("SAMARITAN_PCT_DEPTH", "4"),
             ("SAMARITAN_MINIMIZE", "0"),
             ("SAMARITAN_PERSIST", "0"),
+            ("SAMARITAN_HAPSET_FILE", "cov.hapset"),
         ]);
         assert_eq!(b.strategy, SearchStrategy::Random);
         assert_eq!((b.preemption_bound, b.fairness, b.pct_depth, b.persist), (3, false, 4, false));
@@ -462,7 +518,9 @@ mod tests {
         assert_eq!((b.max_time, b.watchdog), (Some(Duration::from_millis(1500)), Duration::from_millis(250)));
         assert!(!b.spurious_failures && !b.minimize);
         assert_eq!(b.replay.as_deref(), Some("s2_abc"));
+        assert_eq!(b.hapset_file, Some(PathBuf::from("cov.hapset")));
         assert_eq!(b.env_error, None);
+        assert_eq!(from(&[("SAMARITAN_STRATEGY", "hapset")]).strategy, SearchStrategy::HapSet);
     }
 
     #[test]
@@ -474,6 +532,7 @@ mod tests {
         assert_eq!((b.max_time, b.watchdog), (None, Duration::from_secs(10)));
         assert!(b.spurious_failures && b.minimize);
         assert_eq!(b.replay, None);
+        assert_eq!(b.hapset_file, None);
     }
 
     #[test]
@@ -484,7 +543,7 @@ mod tests {
         let b = from(&[("SAMARITAN_STRATEGY", "bfs")]);
         assert_eq!(
             b.explore(|| {}).unwrap_err().to_string(),
-            "SAMARITAN_STRATEGY=\"bfs\" is invalid: expected one of icb, dfs, random, pct, round-robin"
+            "SAMARITAN_STRATEGY=\"bfs\" is invalid: expected one of icb, dfs, dpor, cb-por, hapset, random, pct, round-robin"
         );
         let b = from(&[("SAMARITAN_PCT_DEPTH", "0")]);
         assert_eq!(

@@ -1,7 +1,8 @@
 //! The `SAMARITAN_*` environment variables that set the builder's defaults.
 
-/// Strategy: `icb` (default: iterative context bounding), `dfs`, `random`,
-/// `pct` or `round-robin`.
+/// Strategy: `icb` (default: iterative context bounding), `dfs`, `dpor`,
+/// `cb-por`, `hapset` (DPOR with HaPSet coverage pruning; not complete),
+/// `random`, `pct` or `round-robin`.
 pub const STRATEGY: &str = "SAMARITAN_STRATEGY";
 /// Steps allowed per execution (default 100000).
 pub const MAX_STEPS: &str = "SAMARITAN_MAX_STEPS";
@@ -34,3 +35,7 @@ pub const MINIMIZE: &str = "SAMARITAN_MINIMIZE";
 /// `target/samaritan/failures/<binary>/<test>/` and replays them first on the next
 /// run: `1` (default) or `0`.
 pub const PERSIST: &str = "SAMARITAN_PERSIST";
+/// A file where the `hapset` strategy keeps its covered predecessor pairs:
+/// loaded before an exploration (a missing file is empty coverage), saved
+/// after it (default: none, coverage is not kept).
+pub const HAPSET_FILE: &str = "SAMARITAN_HAPSET_FILE";

@@ -52,11 +52,20 @@ struct Program {
 }
 
 impl Program {
+    /// A program of at most 8 instructions, so that DFS stays fast.
     fn generate(g: &mut Gen) -> Program {
+        loop {
+            let program = Program::generate_any(g);
+            if program.threads.iter().map(Vec::len).sum::<usize>() <= 8 {
+                return program;
+            }
+        }
+    }
+
+    fn generate_any(g: &mut Gen) -> Program {
         let threads = 2 + g.below(2);
         let atomics = 1 + g.below(2);
         let locks = 1 + g.below(2);
-        // Three threads get shorter bodies, so that DFS stays fast.
         let max_len = if threads == 3 { 3 } else { 4 };
         let threads = (0..threads)
             .map(|_| {
@@ -115,9 +124,12 @@ impl Program {
     }
 }
 
-/// Outcomes seen by the exploration running now (one at a time: the
-/// explorations below run one after another on this test's thread).
+/// Outcomes seen by the exploration running now.
 static SEEN: StdMutex<BTreeSet<Vec<u32>>> = StdMutex::new(BTreeSet::new());
+
+/// Held by each test for its whole run: `SEEN` serves one exploration at a
+/// time.
+static SERIAL: StdMutex<()> = StdMutex::new(());
 
 fn outcomes(program: &Program, strategy: SearchStrategy, bound: u32) -> (Report, BTreeSet<Vec<u32>>) {
     SEEN.lock().unwrap().clear();
@@ -153,7 +165,8 @@ fn finds(program: &Program, strategy: SearchStrategy, bad: &[u32]) -> bool {
 
 #[test]
 fn dpor_reaches_every_outcome_dfs_reaches() {
-    let mut g = Gen(0x5eed_0f_d90f);
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let mut g = Gen(0x005e_ed0f_d90f);
     let (mut dfs_total, mut dpor_total, mut programs) = (0u64, 0u64, 0);
     for _ in 0..200 {
         let program = Program::generate(&mut g);
@@ -180,4 +193,36 @@ fn dpor_reaches_every_outcome_dfs_reaches() {
     // The reduction pays: far fewer executions in total.
     assert_eq!(programs, 200);
     assert!(dpor_total * 3 < dfs_total, "dpor {dpor_total} vs dfs {dfs_total}");
+}
+
+#[test]
+fn cb_por_reaches_every_outcome_icb_reaches_at_each_bound() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let mut g = Gen(0xb00d_5eed);
+    let (mut icb_total, mut por_total) = (0u64, 0u64);
+    for _ in 0..120 {
+        let program = Program::generate(&mut g);
+        for bound in 0..=2 {
+            let (icb, expected) = outcomes(&program, SearchStrategy::Icb, bound);
+            assert!(icb.exhausted && !icb.is_failure(), "{program:?}\n{icb}");
+            let (por, got) = outcomes(&program, SearchStrategy::CbPor, bound);
+            assert!(por.exhausted && !por.is_failure(), "{program:?}\n{por}");
+            assert_eq!(
+                got,
+                expected,
+                "bound {bound}: outcomes differ for {program:?}: missing {:?}",
+                expected.difference(&got).collect::<Vec<_>>()
+            );
+            assert!(
+                por.executions <= icb.executions,
+                "{program:?}: cb-por {} vs icb {}",
+                por.executions,
+                icb.executions
+            );
+            icb_total += icb.executions;
+            por_total += por.executions;
+        }
+    }
+    eprintln!("icb {icb_total} cbpor {por_total}");
+    assert!(por_total * 2 < icb_total, "cb-por {por_total} vs icb {icb_total}");
 }

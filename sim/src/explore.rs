@@ -125,6 +125,10 @@ pub struct Report {
     /// How much the failing schedule was shrunk before it was reported,
     /// when it was minimized ([`Config::minimize`]).
     pub shrink: Option<Shrink>,
+    /// For a coverage-guided search (HaPSet): the predecessor pairs
+    /// covered at the end, loaded ones included
+    /// ([`Strategy::coverage_pairs`]).
+    pub hapset_pairs: Option<u64>,
 }
 
 impl Report {
@@ -171,6 +175,12 @@ impl fmt::Display for Report {
                 ),
                 (false, _, None) => "search stopped before the space was exhausted".to_string(),
             };
+            // A coverage-guided search skips what it judges covered: its
+            // end is not exhaustion.
+            let how = match (self.hapset_pairs, self.exhausted) {
+                (Some(_), true) => "every choice with an uncovered predecessor pair explored".to_string(),
+                _ => how,
+            };
             write!(f, "pass: {how}: {} executions", self.executions)?;
             if self.pruned > 0 {
                 write!(f, " ({} cut short as redundant)", self.pruned)?;
@@ -178,6 +188,9 @@ impl fmt::Display for Report {
             write!(f, ", no bug (strategy {})", self.strategy)?;
             if let Some(states) = self.states {
                 write!(f, "; {states} distinct states")?;
+            }
+            if let Some(pairs) = self.hapset_pairs {
+                write!(f, "; {pairs} HaPSet {} covered (not exhaustive)", plural(pairs as usize, "pair"))?;
             }
             return Ok(());
         }
@@ -400,6 +413,7 @@ fn watchdog_report(config: &Config, strategy: &str, progress: &Progress, silent:
         states: None,
         coverage: Vec::new(),
         shrink: None,
+        hapset_pairs: None,
     }
     .with_strategy(strategy)
 }
@@ -442,6 +456,7 @@ fn explore_here(
         states: None,
         coverage: Vec::new(),
         shrink: None,
+        hapset_pairs: None,
     };
     let cell =
         RefCell::new(Execution::new(0, exec_config, std::ptr::null_mut::<Replay>(), &mut pool, progress.clone()));
@@ -497,6 +512,7 @@ fn explore_here(
     }
     report.completed_bound = strategy.completed_bound();
     report.bounded = strategy.bounded();
+    report.hapset_pairs = strategy.coverage_pairs();
     let states = cell.borrow().states.len() as u64;
     report.states = (states > 0).then_some(states);
     if states > 0 && report.coverage.last().is_some_and(|&(e, _)| e < report.executions) {

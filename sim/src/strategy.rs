@@ -186,4 +186,10 @@ pub trait Strategy {
     fn bounded(&self) -> bool {
         false
     }
+
+    /// For a coverage-guided search: how many coverage pairs (HaPSet
+    /// predecessor pairs) it has covered, loaded ones included.
+    fn coverage_pairs(&self) -> Option<u64> {
+        None
+    }
 }

@@ -29,13 +29,21 @@
 //! never yield are unaffected (the fair filter is inert until a yield);
 //! with yields, the search covers the fair executions the filter offers,
 //! without a completeness proof.
+//!
+//! [`Dpor::hapset`] runs the same search with HaPSet coverage pruning
+//! (`hapset.rs`): a backtrack choice is skipped when it offers no
+//! predecessor pair the search has not covered yet. That mode is a
+//! heuristic and not complete.
 
-use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, ObjectId, Op, Outcome, SchedulePoint, Step, Strategy};
+use std::sync::{Arc, Mutex, MutexGuard};
 
+use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, ObjectId, Op, Outcome, Pending, SchedulePoint, Step, Strategy};
+
+use crate::hapset::Coverage;
 use crate::hb::{Clock, History};
 
-/// An operation an actor is about to take.
-type Pending = (ActorId, Op, Option<ObjectId>);
+/// An operation an actor is about to take, with its object and location.
+type Next = (ActorId, Pending);
 
 #[derive(Debug)]
 enum Kind {
@@ -51,12 +59,17 @@ struct Node {
     kind: Kind,
     /// The actor (or value) the current branch takes.
     chosen: u32,
-    /// The operation of each choosable actor here (for sleep sets).
-    pending: Vec<Pending>,
+    /// The operation of each choosable actor here (for sleep sets and
+    /// coverage pruning).
+    pending: Vec<Next>,
     backtrack: Vec<ActorId>,
     done: Vec<ActorId>,
     /// Actors asleep here, with their operations.
-    sleep: Vec<Pending>,
+    sleep: Vec<Next>,
+    /// In HaPSet mode, why each backtrack actor was wanted: the operation
+    /// taken here and the later operation racing with it, which the actor
+    /// lets come first.
+    races: Vec<(ActorId, Pending, Pending)>,
 }
 
 impl Node {
@@ -90,12 +103,14 @@ pub struct Dpor {
     depth: usize,
     history: History,
     /// The sleep set of the next node.
-    next_sleep: Vec<Pending>,
+    next_sleep: Vec<Next>,
     /// A forced step ran a sleeping actor: the rest of this execution is
     /// redundant and is not analysed.
     blocked: bool,
     started: bool,
     exhausted: bool,
+    /// The HaPSet coverage guiding the search, in [`Dpor::hapset`] mode.
+    coverage: Option<Arc<Mutex<Coverage>>>,
 }
 
 impl Dpor {
@@ -104,20 +119,34 @@ impl Dpor {
         Dpor::default()
     }
 
+    /// Creates the search with HaPSet coverage pruning (Wang, Said and
+    /// Gupta, ICSE 2011; see [`Coverage`]): a backtrack choice whose step
+    /// would add no uncovered predecessor pair is skipped. `coverage`
+    /// starts as given (loaded from an earlier run, or empty) and gains the
+    /// pairs of every passing execution at its end; read it there once the
+    /// exploration is over.
+    ///
+    /// Not complete: a skipped choice can be the only way to a bug. It
+    /// is a coverage heuristic for finding bugs in fewer executions.
+    pub fn hapset(coverage: Arc<Mutex<Coverage>>) -> Dpor {
+        Dpor { coverage: Some(coverage), ..Dpor::default() }
+    }
+
     /// Adds a new node at the current depth.
-    fn push_node(&mut self, kind: Kind, chosen: u32, pending: Vec<Pending>) {
+    fn push_node(&mut self, kind: Kind, chosen: u32, pending: Vec<Next>) {
         let sleep = std::mem::take(&mut self.next_sleep);
         let backtrack = match kind {
             Kind::Actor { .. } => vec![ActorId::from_index(chosen as usize)],
             Kind::Value { .. } => Vec::new(),
         };
-        self.nodes.push(Node { kind, chosen, pending, backtrack, done: Vec::new(), sleep });
+        self.nodes.push(Node { kind, chosen, pending, backtrack, done: Vec::new(), sleep, races: Vec::new() });
     }
 
     /// Checks an operation of actor `p` (taken as event `j`, or still
     /// pending when `j` is `None`) against the steps before it, and adds
     /// backtrack points for the races found (Fig. 2, lines 21-31).
-    fn races(&mut self, p: ActorId, op: Op, object: Option<ObjectId>, j: Option<usize>, before: &Clock) {
+    fn races(&mut self, p: ActorId, racing: Pending, j: Option<usize>, before: &Clock) {
+        let (op, object) = (racing.op, racing.object);
         // The locks `p` held before the operation.
         let locks = match j {
             Some(j) => self.history.events[j].locks.clone(),
@@ -144,13 +173,14 @@ impl Dpor {
             previous.is_none_or(|prev| i > prev)
         });
         for i in targets {
-            self.add_backtrack(i, p, end, before);
+            self.add_backtrack(i, p, racing, end, before);
         }
     }
 
     /// Adds to the backtrack set of the state event `i` was taken from a
-    /// thread that lets `p`'s operation come first (Fig. 2, lines 26-31).
-    fn add_backtrack(&mut self, i: usize, p: ActorId, end: usize, before: &Clock) {
+    /// thread that lets `p`'s operation `racing` come first (Fig. 2, lines
+    /// 26-31).
+    fn add_backtrack(&mut self, i: usize, p: ActorId, racing: Pending, end: usize, before: &Clock) {
         let Some(node) = self.nodes.get(i) else { return };
         // E: `p` itself if it could run there, or a thread whose next step
         // after `i` happens before `p`'s operation.
@@ -166,7 +196,21 @@ impl Dpor {
             }
         }
         let node = &mut self.nodes[i];
-        if candidates.iter().any(|q| node.backtrack.contains(q) || node.done.contains(q)) {
+        // In HaPSet mode, remembers that `q` is wanted here for this race
+        // (with the operation taken here, which it reverses).
+        let taken = match self.coverage {
+            Some(_) => node.pending.iter().find(|n| n.0.index() as u32 == node.chosen).map(|n| n.1),
+            None => None,
+        };
+        let why = |node: &mut Node, q: ActorId| {
+            if let Some(taken) = taken.filter(|_| !node.done.contains(&q)) {
+                if !node.races.contains(&(q, taken, racing)) {
+                    node.races.push((q, taken, racing));
+                }
+            }
+        };
+        if let Some(&q) = candidates.iter().find(|q| node.backtrack.contains(q) || node.done.contains(q)) {
+            why(node, q);
             return;
         }
         // A sleeping thread's branches from here are covered elsewhere:
@@ -183,6 +227,7 @@ impl Dpor {
             if !node.backtrack.contains(&q) {
                 node.backtrack.push(q);
             }
+            why(node, q);
         }
     }
 
@@ -191,9 +236,53 @@ impl Dpor {
         for view in point.actors {
             if let Some(pending) = view.pending {
                 let before = self.history.clock(view.id).clone();
-                self.races(view.id, pending.op, pending.object, None, &before);
+                self.races(view.id, pending, None, &before);
             }
         }
+    }
+
+    /// Moves to the deepest node with an unexplored choice; returns
+    /// `false` when there is none. In HaPSet mode a backtrack choice that
+    /// offers no uncovered pair (judged against the last execution, whose
+    /// prefix up to the node the next one replays) is marked done unrun.
+    fn backtrack(&mut self) -> bool {
+        let coverage = self.coverage.as_deref().map(lock);
+        while let Some(at) = self.nodes.len().checked_sub(1) {
+            let node = &mut self.nodes[at];
+            match node.kind {
+                Kind::Value { alternatives } => {
+                    if node.chosen + 1 < alternatives {
+                        node.chosen += 1;
+                        return true;
+                    }
+                }
+                Kind::Actor { .. } => {
+                    let explored = ActorId::from_index(node.chosen as usize);
+                    node.done.push(explored);
+                    if let Some(&entry) = node.pending.iter().find(|p| p.0 == explored) {
+                        node.sleep.push(entry);
+                    }
+                    while let Some(next) = node.next_choice() {
+                        let pending = node.pending.iter().find(|p| p.0 == next).map(|p| p.1);
+                        let covered = match (&coverage, pending) {
+                            (Some(c), Some(p)) => {
+                                let races = node.races.iter().filter(|r| r.0 == next).map(|r| (r.1, r.2));
+                                !c.offers_new_pair(&self.history, at, next, p, races)
+                            }
+                            _ => false,
+                        };
+                        if !covered {
+                            node.chosen = next.index() as u32;
+                            return true;
+                        }
+                        // Skipped, not explored: done, but not asleep.
+                        node.done.push(next);
+                    }
+                }
+            }
+            self.nodes.pop();
+        }
+        false
     }
 
     fn mismatch(&self) -> ChoiceError {
@@ -208,7 +297,11 @@ impl Dpor {
 
 impl Strategy for Dpor {
     fn name(&self) -> &'static str {
-        "dpor"
+        if self.coverage.is_some() {
+            "hapset"
+        } else {
+            "dpor"
+        }
     }
 
     fn begin_execution(&mut self) -> bool {
@@ -216,38 +309,20 @@ impl Strategy for Dpor {
             return false;
         }
         self.depth = 0;
-        self.history.clear();
         self.next_sleep.clear();
         self.blocked = false;
         if !self.started {
             self.started = true;
+            self.history.clear();
             return true;
         }
-        // Backtrack: the deepest node with an unexplored choice.
-        while let Some(node) = self.nodes.last_mut() {
-            match node.kind {
-                Kind::Value { alternatives } => {
-                    if node.chosen + 1 < alternatives {
-                        node.chosen += 1;
-                        return true;
-                    }
-                }
-                Kind::Actor { .. } => {
-                    let explored = ActorId::from_index(node.chosen as usize);
-                    node.done.push(explored);
-                    if let Some(&entry) = node.pending.iter().find(|p| p.0 == explored) {
-                        node.sleep.push(entry);
-                    }
-                    if let Some(next) = node.next_choice() {
-                        node.chosen = next.index() as u32;
-                        return true;
-                    }
-                }
-            }
-            self.nodes.pop();
+        let found = self.backtrack();
+        // The last execution's history was needed to judge coverage.
+        self.history.clear();
+        if !found {
+            self.exhausted = true;
         }
-        self.exhausted = true;
-        false
+        found
     }
 
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
@@ -270,7 +345,7 @@ impl Strategy for Dpor {
             self.pending_races(point);
             return Err(ChoiceError::Redundant);
         };
-        let pending = point.enabled.iter().filter_map(|&a| point.pending(a).map(|p| (a, p.op, p.object))).collect();
+        let pending = point.enabled.iter().filter_map(|&a| point.pending(a).map(|p| (a, p))).collect();
         self.push_node(Kind::Actor { enabled: point.enabled.to_vec() }, chosen.index() as u32, pending);
         Ok(chosen)
     }
@@ -297,13 +372,13 @@ impl Strategy for Dpor {
             if self.next_sleep.iter().any(|s| s.0 == step.actor) {
                 self.blocked = true;
             }
-            let pending = vec![(step.actor, op, object)];
+            let pending = vec![(step.actor, step.pending)];
             self.push_node(Kind::Actor { enabled: vec![step.actor] }, step.actor.index() as u32, pending);
         }
         let before = self.history.clock(step.actor).clone();
         let j = self.history.push(step);
         if !self.blocked {
-            self.races(step.actor, op, object, Some(j), &before);
+            self.races(step.actor, step.pending, Some(j), &before);
         }
         // The sleep set of the next node: this node's sleepers whose
         // operation is independent of the step just taken.
@@ -312,14 +387,29 @@ impl Strategy for Dpor {
             .sleep
             .iter()
             .copied()
-            .filter(|s| s.0 != step.actor && !Op::dependent((s.1, s.2), (op, object)))
+            .filter(|s| s.0 != step.actor && !Op::dependent((s.1.op, s.1.object), (op, object)))
             .collect();
         self.depth += 1;
     }
 
-    fn end_execution(&mut self, _outcome: &Outcome) {}
+    fn end_execution(&mut self, outcome: &Outcome) {
+        // A failing execution covers nothing (see `hapset.rs`).
+        if let Some(coverage) = self.coverage.as_deref().filter(|_| !outcome.is_failure()) {
+            lock(coverage).add_execution(&self.history);
+        }
+    }
 
     fn exhausted(&self) -> bool {
         self.exhausted
     }
+
+    fn coverage_pairs(&self) -> Option<u64> {
+        self.coverage.as_deref().map(|c| lock(c).len() as u64)
+    }
+}
+
+/// Locks the coverage, through a poisoned lock too (a panic elsewhere
+/// leaves the set of pairs consistent: pairs are only ever inserted).
+fn lock(coverage: &Mutex<Coverage>) -> MutexGuard<'_, Coverage> {
+    coverage.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

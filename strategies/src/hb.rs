@@ -26,19 +26,25 @@ use samaritan_sim::{Access, ActorId, ObjectId, Op, Step};
 pub(crate) struct Clock(Vec<u32>);
 
 impl Clock {
+    /// Returns the components, without trailing zeros (a canonical form).
+    pub(crate) fn components(&self) -> &[u32] {
+        let len = self.0.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+        &self.0[..len]
+    }
+
     /// Returns actor `a`'s component.
     pub(crate) fn get(&self, a: ActorId) -> u32 {
         self.0.get(a.index()).copied().unwrap_or(0)
     }
 
-    fn set(&mut self, a: ActorId, value: u32) {
+    pub(crate) fn set(&mut self, a: ActorId, value: u32) {
         if self.0.len() <= a.index() {
             self.0.resize(a.index() + 1, 0);
         }
         self.0[a.index()] = value;
     }
 
-    fn join(&mut self, other: &Clock) {
+    pub(crate) fn join(&mut self, other: &Clock) {
         if self.0.len() < other.0.len() {
             self.0.resize(other.0.len(), 0);
         }
@@ -54,7 +60,6 @@ pub(crate) struct Event {
     pub(crate) actor: ActorId,
     pub(crate) op: Op,
     pub(crate) object: Option<ObjectId>,
-    #[allow(dead_code)] // Read by the coverage pruner, which comes next.
     pub(crate) location: &'static Location<'static>,
     /// Its index among its actor's events, from 1.
     pub(crate) seq: u32,
@@ -66,8 +71,11 @@ pub(crate) struct Event {
     /// Its immediate dependent predecessors: the latest earlier events it
     /// depends on directly (the last conflicting write, the reads since,
     /// the last global event), by index.
-    #[allow(dead_code)] // Read by the coverage pruner, which comes next.
     pub(crate) preds: Vec<usize>,
+    /// The value chosen, for a data choice.
+    pub(crate) value: u32,
+    /// The spawned child or the joined thread ([`Step::peer`]).
+    pub(crate) peer: Option<ActorId>,
 }
 
 /// The events of one execution with their vector clocks.
@@ -130,6 +138,19 @@ impl History {
     /// Returns the events of actor `a`, by index.
     pub(crate) fn of_actor(&self, a: ActorId) -> &[usize] {
         self.by_actor.get(a.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// Returns the clock actor `a` starts with: what its spawner knew at
+    /// the spawn (empty for the main actor).
+    pub(crate) fn start_clock(&self, a: ActorId) -> Clock {
+        match self.spawned_at(a) {
+            Some(i) => {
+                let mut start = self.events[i].clock.clone();
+                start.set(a, 0);
+                start
+            }
+            None => Clock::default(),
+        }
     }
 
     /// Returns the index of the event that spawned actor `a`, if any.
@@ -222,20 +243,42 @@ impl History {
                 }
             }
         }
-        self.events.push(Event { actor, op, object, location: step.pending.location, seq, clock, locks, preds });
+        self.events.push(Event {
+            actor,
+            op,
+            object,
+            location: step.pending.location,
+            seq,
+            clock,
+            locks,
+            preds,
+            value: step.value,
+            peer: step.peer,
+        });
         index
     }
 
     /// The latest events a new `(op, object)` event depends on directly:
     /// every other dependent earlier event happens before one of them.
-    fn immediate_predecessors(&self, op: Op, object: Option<ObjectId>) -> Vec<usize> {
+    pub(crate) fn immediate_predecessors(&self, op: Op, object: Option<ObjectId>) -> Vec<usize> {
+        self.predecessors_within(op, object, None)
+    }
+
+    /// Like [`History::immediate_predecessors`], among the events of the
+    /// prefix `cut` only (per actor, how many of its events it holds;
+    /// `None` for every event).
+    pub(crate) fn predecessors_within(&self, op: Op, object: Option<ObjectId>, cut: Option<&[u32]>) -> Vec<usize> {
+        let inside = |i: usize| {
+            let e = &self.events[i];
+            cut.is_none_or(|c| e.seq <= c.get(e.actor.index()).copied().unwrap_or(0))
+        };
         let mut preds = Vec::new();
         match op.access() {
             Access::Local => {}
             Access::Global => {
                 // The latest event of each actor covers its earlier ones.
                 for events in &self.by_actor {
-                    if let Some(&last) = events.last() {
+                    if let Some(&last) = events.iter().rev().find(|&&i| inside(i)) {
                         preds.push(last);
                     }
                 }
@@ -244,10 +287,13 @@ impl History {
                 // Latest first: a read depends directly on the last write;
                 // a write on the reads since the last write and on it.
                 self.each_dependent(op, object, |i| {
+                    if !inside(i) {
+                        return true;
+                    }
                     preds.push(i);
                     self.events[i].op.access() == Access::Read
                 });
-                if let Some(&g) = self.globals.last() {
+                if let Some(&g) = self.globals.iter().rev().find(|&&i| inside(i)) {
                     if !preds.contains(&g) {
                         preds.push(g);
                     }

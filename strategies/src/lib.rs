@@ -4,8 +4,10 @@
 //! nothing but that API: it sees actors, their pending operations and the
 //! enabled set, never a primitive's type.
 
+mod cb_por;
 mod dfs;
 mod dpor;
+mod hapset;
 mod hb;
 mod icb;
 mod pct;
@@ -14,8 +16,10 @@ mod random;
 mod rng;
 mod round_robin;
 
+pub use cb_por::CbPor;
 pub use dfs::Dfs;
 pub use dpor::Dpor;
+pub use hapset::{Coverage, CoverageError, COVERAGE_VERSION};
 pub use icb::Icb;
 pub use pct::Pct;
 pub use random::Random;
