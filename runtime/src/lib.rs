@@ -15,6 +15,7 @@ mod simulated;
 #[cfg(feature = "sim")]
 use simulated as backend;
 
+mod concurrency;
 pub mod executor;
 pub mod time;
 

@@ -11,11 +11,11 @@
 //! `pending`, and a signaller sets `pending` before it reads `parked`, both
 //! `SeqCst`, so one of the two always sees the other.
 
+use crate::concurrency::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::concurrency::{lock, Arc, Condvar, Mutex, MutexGuard};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake, Waker};
 
 use super::runtime::{Flavor, Handle, Runtime, Shared};
@@ -44,14 +44,14 @@ impl Signal {
     fn notify(&self) {
         self.pending.store(true, Ordering::SeqCst);
         if self.parked.load(Ordering::SeqCst) > 0 {
-            let _g = crate::lock(&self.lock);
+            let _g = lock(&self.lock);
             self.cvar.notify_all();
         }
     }
 
     /// Blocks until a push or wake since the last call, or `main` is woken.
     fn wait(&self, main: &MainWaker) {
-        let mut g = crate::lock(&self.lock);
+        let mut g = lock(&self.lock);
         self.parked.fetch_add(1, Ordering::SeqCst);
         while !self.pending.swap(false, Ordering::SeqCst) && !main.woken.load(Ordering::Acquire) {
             g = self.cvar.wait(g).unwrap_or_else(|e| e.into_inner());
@@ -79,7 +79,7 @@ impl Wake for MainWaker {
 
 impl Queue {
     fn lock(&self) -> MutexGuard<'_, VecDeque<Arc<Task>>> {
-        crate::lock(&self.run)
+        lock(&self.run)
     }
 
     /// Queues a task at the back and wakes a parked `block_on`.

@@ -38,6 +38,8 @@ mod runtime;
 #[cfg(feature = "sim")]
 pub(crate) mod sim;
 mod task;
+#[cfg(all(test, any(loom, feature = "sim")))]
+pub(crate) mod tests;
 
 use std::fmt;
 use std::future::Future;
@@ -189,7 +191,7 @@ where
     }
     let slot = JoinSlot::new();
     let out = slot.clone();
-    let result = std::thread::Builder::new().name("samaritan-blocking".into()).spawn(move || {
+    let result = crate::concurrency::thread::Builder::new().name("samaritan-blocking".into()).spawn(move || {
         let _enter = handle.as_ref().map(Handle::enter);
         let result = catch_unwind(AssertUnwindSafe(f)).map_err(JoinError::panic);
         out.complete(result);

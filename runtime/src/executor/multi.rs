@@ -29,12 +29,11 @@
 //! `SeqCst` operations and fences on both sides make it impossible for the
 //! worker to miss the push and the pusher to miss the idle worker at once.
 
-use crate::lock;
+use crate::concurrency::atomic::{fence, AtomicUsize, Ordering};
+use crate::concurrency::{lock, thread, thread_local, Arc, Condvar, Mutex};
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::io;
-use std::sync::atomic::{fence, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
 
 use super::runtime::{Flavor, Handle, Runtime, Shared};
 use super::task::Task;
@@ -309,7 +308,7 @@ pub(crate) fn build(workers: usize, name: &str, stack_size: Option<usize>) -> io
     let shared = Shared::new(Flavor::Multi(Queues::new(workers)));
     let mut threads = Vec::with_capacity(workers);
     for index in 0..workers {
-        let mut builder = std::thread::Builder::new().name(format!("{name}-{index}"));
+        let mut builder = thread::Builder::new().name(format!("{name}-{index}"));
         if let Some(size) = stack_size {
             builder = builder.stack_size(size);
         }

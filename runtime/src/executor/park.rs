@@ -6,12 +6,12 @@
 //! On a worker thread, the worker's LIFO task is handed to the other
 //! workers first (see `multi::enter_blocking`).
 
+use crate::concurrency::atomic::{AtomicBool, Ordering};
+use crate::concurrency::thread::{self, Thread};
+use crate::concurrency::Arc;
 use std::future::Future;
 use std::pin::pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
-use std::thread::Thread;
 
 struct ThreadWaker {
     thread: Thread,
@@ -33,7 +33,7 @@ impl Wake for ThreadWaker {
 pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     let _blocking = super::multi::enter_blocking();
     let mut future = pin!(future);
-    let state = Arc::new(ThreadWaker { thread: std::thread::current(), woken: AtomicBool::new(false) });
+    let state = Arc::new(ThreadWaker { thread: thread::current(), woken: AtomicBool::new(false) });
     let waker = Waker::from(state.clone());
     let mut cx = Context::from_waker(&waker);
     loop {
@@ -41,7 +41,7 @@ pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
             return v;
         }
         while !state.woken.swap(false, Ordering::AcqRel) {
-            std::thread::park();
+            thread::park();
         }
     }
 }

@@ -14,15 +14,14 @@
 //! - Tasks hold only a `Weak<Shared>`; the strong references are the
 //!   [`Runtime`], its [`Handle`]s and its worker threads.
 
-use crate::lock;
+use crate::concurrency::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::concurrency::{lock, thread, thread_local, Arc, Condvar, Mutex};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::task::{JoinHandle, JoinSlot, Task, Wrapped};
@@ -241,8 +240,10 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        // This crate's own unit tests explore the production executor on
+        // simulated primitives (see `crate::concurrency`).
         #[cfg(feature = "sim")]
-        if samaritan_sim::rt::active() {
+        if samaritan_sim::rt::active() && !cfg!(test) {
             return super::sim::spawn(self, future, std::panic::Location::caller());
         }
         let slot = JoinSlot::new();
@@ -312,7 +313,7 @@ impl fmt::Debug for Handle {
 /// exit on their own after their current poll.
 pub struct Runtime {
     handle: Handle,
-    workers: Vec<std::thread::JoinHandle<()>>,
+    workers: Vec<thread::JoinHandle<()>>,
 }
 
 impl Runtime {
@@ -322,7 +323,7 @@ impl Runtime {
         super::Builder::multi_thread().build()
     }
 
-    pub(crate) fn from_parts(handle: Handle, workers: Vec<std::thread::JoinHandle<()>>) -> Runtime {
+    pub(crate) fn from_parts(handle: Handle, workers: Vec<thread::JoinHandle<()>>) -> Runtime {
         Runtime { handle, workers }
     }
 
@@ -373,7 +374,7 @@ impl Runtime {
     }
 }
 
-fn join_all(workers: Vec<std::thread::JoinHandle<()>>) {
+fn join_all(workers: Vec<thread::JoinHandle<()>>) {
     for w in workers {
         // Workers catch task panics; a panic here would be our own bug.
         let _ = catch_unwind(AssertUnwindSafe(|| w.join()));

@@ -21,13 +21,13 @@
 //! user's future itself has been dropped, so a joiner that sees `Cancelled`
 //! also sees the future's destructors done.
 
+use crate::concurrency::atomic::{AtomicBool, AtomicU8, Ordering};
+use crate::concurrency::{lock, Arc, Mutex, MutexGuard, TryLockError, Weak};
 use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
 use super::runtime::Shared;
@@ -69,7 +69,7 @@ impl Task {
     fn lock_future(&self) -> MutexGuard<'_, Option<BoxFuture>> {
         // A panic while the lock is held is caught inside the wrapper, so
         // poisoning can only come from a panicking destructor: ignore it.
-        crate::lock(&self.future)
+        lock(&self.future)
     }
 
     /// Queues the task if it is idle; records the wake if it is running.
@@ -168,11 +168,11 @@ impl Task {
                 self.state.store(DONE, Ordering::Release);
                 slot.take()
             }
-            Err(std::sync::TryLockError::Poisoned(e)) => {
+            Err(TryLockError::Poisoned(e)) => {
                 self.state.store(DONE, Ordering::Release);
                 e.into_inner().take()
             }
-            Err(std::sync::TryLockError::WouldBlock) => return,
+            Err(TryLockError::WouldBlock) => return,
         };
         drop_quietly(fut);
     }
@@ -269,7 +269,7 @@ impl<T> JoinSlot<T> {
     }
 
     fn lock(&self) -> MutexGuard<'_, SlotInner<T>> {
-        crate::lock(&self.inner)
+        lock(&self.inner)
     }
 
     /// Stores the output (first call wins) and wakes the joiner.

@@ -10,10 +10,11 @@
 //! A dropped sleep leaves its entry in the heap (without a waker) until its
 //! deadline: removal is lazy.
 
+use crate::concurrency::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::concurrency::{lock, thread, Arc, Condvar, Mutex, MutexGuard};
 use std::cmp::Ordering as CmpOrdering;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::OnceLock;
 use std::task::Waker;
 use std::time::Instant;
 
@@ -28,7 +29,7 @@ pub(crate) struct Entry {
 
 impl Entry {
     fn lock(&self) -> MutexGuard<'_, Option<Waker>> {
-        crate::lock(&self.waker)
+        lock(&self.waker)
     }
 
     pub(crate) fn is_fired(&self) -> bool {
@@ -89,7 +90,8 @@ impl Ord for Item {
     }
 }
 
-struct Driver {
+/// The heap of deadlines and the condvar its thread waits on.
+pub(crate) struct Driver {
     heap: Mutex<BinaryHeap<Item>>,
     cvar: Condvar,
     seq: AtomicU64,
@@ -98,12 +100,8 @@ struct Driver {
 fn driver() -> &'static Driver {
     static DRIVER: OnceLock<&'static Driver> = OnceLock::new();
     DRIVER.get_or_init(|| {
-        let d: &'static Driver = Box::leak(Box::new(Driver {
-            heap: Mutex::new(BinaryHeap::new()),
-            cvar: Condvar::new(),
-            seq: AtomicU64::new(0),
-        }));
-        if let Err(e) = std::thread::Builder::new().name("samaritan-timer".into()).spawn(move || d.run()) {
+        let d: &'static Driver = Box::leak(Box::new(Driver::new()));
+        if let Err(e) = thread::Builder::new().name("samaritan-timer".into()).spawn(move || d.run()) {
             panic!("failed to start the timer thread: {e}");
         }
         d
@@ -111,47 +109,126 @@ fn driver() -> &'static Driver {
 }
 
 impl Driver {
+    /// An empty driver; its thread is whoever calls [`Driver::turn`].
+    pub(crate) fn new() -> Driver {
+        Driver { heap: Mutex::new(BinaryHeap::new()), cvar: Condvar::new(), seq: AtomicU64::new(0) }
+    }
+
     fn lock(&self) -> MutexGuard<'_, BinaryHeap<Item>> {
-        crate::lock(&self.heap)
+        lock(&self.heap)
     }
 
     fn run(&self) {
         let mut due = Vec::new();
         loop {
-            let mut heap = self.lock();
-            let now = Instant::now();
-            while heap.peek().is_some_and(|top| top.deadline <= now) {
-                if let Some(item) = heap.pop() {
-                    due.push(item.entry);
+            self.turn(&mut due);
+        }
+    }
+
+    /// One turn of the timer thread: fires every entry whose deadline has
+    /// passed, or, when none has, waits until the earliest deadline or a
+    /// new earliest registration. Returns how many entries it fired.
+    /// `due` is scratch space, empty between turns.
+    pub(crate) fn turn(&self, due: &mut Vec<Arc<Entry>>) -> usize {
+        let mut heap = self.lock();
+        let now = Instant::now();
+        while heap.peek().is_some_and(|top| top.deadline <= now) {
+            if let Some(item) = heap.pop() {
+                due.push(item.entry);
+            }
+        }
+        if due.is_empty() {
+            let _unused = match heap.peek() {
+                Some(top) => {
+                    let wait = top.deadline - now;
+                    self.cvar.wait_timeout(heap, wait).unwrap_or_else(|e| e.into_inner()).0
                 }
-            }
-            if due.is_empty() {
-                let _unused = match heap.peek() {
-                    Some(top) => {
-                        let wait = top.deadline - now;
-                        self.cvar.wait_timeout(heap, wait).unwrap_or_else(|e| e.into_inner()).0
-                    }
-                    None => self.cvar.wait(heap).unwrap_or_else(|e| e.into_inner()),
-                };
-                continue;
-            }
-            drop(heap);
-            for entry in due.drain(..) {
-                entry.fire();
-            }
+                None => self.cvar.wait(heap).unwrap_or_else(|e| e.into_inner()),
+            };
+            return 0;
+        }
+        drop(heap);
+        let fired = due.len();
+        for entry in due.drain(..) {
+            entry.fire();
+        }
+        fired
+    }
+
+    /// Registers `entry` to fire at `deadline`.
+    pub(crate) fn register(&self, deadline: Instant, entry: Arc<Entry>) {
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        let mut heap = self.lock();
+        heap.push(Item { deadline, seq, entry });
+        let earliest = heap.peek().is_some_and(|top| top.seq == seq);
+        drop(heap);
+        if earliest {
+            self.cvar.notify_one();
         }
     }
 }
 
-/// Registers `entry` to fire at `deadline`.
+/// Registers `entry` to fire at `deadline` on the timer thread.
 pub(crate) fn register(deadline: Instant, entry: Arc<Entry>) {
-    let d = driver();
-    let seq = d.seq.fetch_add(1, Ordering::Relaxed);
-    let mut heap = d.lock();
-    heap.push(Item { deadline, seq, entry });
-    let earliest = heap.peek().is_some_and(|top| top.seq == seq);
-    drop(heap);
-    if earliest {
-        d.cvar.notify_one();
+    driver().register(deadline, entry);
+}
+
+/// The driver's model test (issue #4), under samaritan and under loom; see
+/// `executor/tests/mod.rs`.
+#[cfg(all(test, any(loom, feature = "sim")))]
+mod tests {
+    use std::future::poll_fn;
+    use std::task::Poll;
+    use std::time::Instant;
+
+    use super::{Driver, Entry};
+    use crate::concurrency::{thread, Arc};
+    use crate::executor::tests as model;
+
+    /// A sleep registering with a driver whose thread may already be
+    /// waiting, and storing its waker while the thread may be firing it.
+    /// A registration that becomes the earliest must wake the waiting
+    /// thread, and a fire racing the waker's store must be seen by the
+    /// sleeper's re-check; either loss leaves both sides waiting (a
+    /// deadlock). The deadline has passed already, so the entry is due as
+    /// soon as the thread looks and the model never waits for the clock.
+    fn registration_racing_fire() {
+        let driver = Arc::new(Driver::new());
+        let d = driver.clone();
+        let timer = thread::Builder::new()
+            .name("timer".to_string())
+            .spawn(move || {
+                let mut due = Vec::new();
+                while d.turn(&mut due) == 0 {}
+            })
+            .expect("the timer thread starts");
+        let deadline = Instant::now();
+        let entry = Arc::new(Entry::default());
+        let mut registered = false;
+        model::block_on(poll_fn(|cx| {
+            if !registered {
+                driver.register(deadline, entry.clone());
+                registered = true;
+            }
+            if entry.set_waker(cx.waker()) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        }));
+        timer.join().expect("the timer thread finishes");
+        assert!(entry.is_fired());
+    }
+
+    #[cfg(not(loom))]
+    #[test]
+    fn a_registration_racing_the_timer_thread_is_fired_and_woken() {
+        model::check(39, registration_racing_fire);
+    }
+
+    #[cfg(loom)]
+    #[test]
+    fn loom_a_registration_racing_the_timer_thread_is_fired_and_woken() {
+        model::model(model::PREEMPTIONS, registration_racing_fire);
     }
 }

@@ -1,0 +1,126 @@
+//! The primitives the executor's concurrent core and the timer driver are
+//! built on, from one of three backends, as tokio's internal `loom` module
+//! does it.
+//!
+//! - Production: std's own items, re-exported at zero cost.
+//! - `cfg(loom)` (`RUSTFLAGS="--cfg loom"`): loom's, so that `loom::model`
+//!   explores the core (the tests in `executor/tests/`).
+//! - This crate's own unit tests with the `sim` feature: samaritan-sync's
+//!   simulated types and this crate's simulated threads, so that samaritan
+//!   explorations check the core with samaritan itself. Only the test build
+//!   of this crate gets them: every other build, the facade's `sim` one
+//!   included, keeps std's, so an exploration of user code sees the
+//!   executor exactly as before (through its `sim` module, which keeps
+//!   std's primitives in every backend).
+//!
+//! One export list: a name missing from a backend fails to compile. `Arc`
+//! and `Weak` are std's in every backend: a task is its own `Waker` through
+//! [`std::task::Wake`], which takes std's `Arc`.
+
+#[cfg(not(any(loom, all(test, feature = "sim"))))]
+mod backend {
+    pub(crate) use crate::lock;
+    pub(crate) use std::sync::{atomic, Condvar, Mutex, MutexGuard};
+    pub(crate) use std::thread;
+    pub(crate) use std::thread_local;
+}
+
+#[cfg(loom)]
+mod backend {
+    pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
+    pub(crate) use loom::thread;
+
+    pub(crate) mod atomic {
+        pub(crate) use loom::sync::atomic::{fence, AtomicU64, AtomicU8, AtomicUsize};
+        use std::sync::atomic::Ordering;
+
+        /// loom's `AtomicBool`, with `swap` as a compare-exchange.
+        ///
+        /// loom 0.7.3 lets a thread's `swap` read back its own earlier
+        /// `swap` although a newer store of another thread happens before
+        /// it (the RMW-atomicity rule of C++'s model is not applied
+        /// across threads; compare tokio-rs/loom#389): `park.rs`'s loop of
+        /// `swap(false)` and `park` then misses a wake and loom reports a
+        /// deadlock no real execution has. A compare-exchange of the other
+        /// value reads the newest store, and when it fails the value was
+        /// already `val`, which a swap would only have rewritten.
+        #[derive(Default)]
+        pub(crate) struct AtomicBool(loom::sync::atomic::AtomicBool);
+
+        impl AtomicBool {
+            pub(crate) fn new(v: bool) -> AtomicBool {
+                AtomicBool(loom::sync::atomic::AtomicBool::new(v))
+            }
+
+            #[track_caller]
+            pub(crate) fn load(&self, order: Ordering) -> bool {
+                self.0.load(order)
+            }
+
+            #[track_caller]
+            pub(crate) fn store(&self, val: bool, order: Ordering) {
+                self.0.store(val, order);
+            }
+
+            #[track_caller]
+            pub(crate) fn swap(&self, val: bool, order: Ordering) -> bool {
+                let failure = match order {
+                    Ordering::Release | Ordering::Relaxed => Ordering::Relaxed,
+                    Ordering::AcqRel | Ordering::Acquire => Ordering::Acquire,
+                    _ => Ordering::SeqCst,
+                };
+                match self.0.compare_exchange(!val, val, order, failure) {
+                    Ok(previous) | Err(previous) => previous,
+                }
+            }
+        }
+    }
+
+    /// `loom::thread_local!` for one declaration with a `const` initializer,
+    /// which loom's macro (edition 2018: an `expr` is no `const` block)
+    /// does not take.
+    macro_rules! loom_thread_local {
+        ($(#[$attr:meta])* $vis:vis static $name:ident: $t:ty = const $init:block $(;)?) => {
+            loom::thread_local!($(#[$attr])* $vis static $name: $t = $init);
+        };
+    }
+    pub(crate) use loom_thread_local as thread_local;
+
+    // `crate::lock` serves std's `Mutex`, which only the `sim` module keeps
+    // under loom; without it, this keeps the helper from warning.
+    #[cfg(not(feature = "sim"))]
+    const _: fn(&std::sync::Mutex<()>) -> std::sync::MutexGuard<'_, ()> = crate::lock;
+
+    /// Locks `m`, recovering from poisoning (see [`crate::lock`]).
+    #[track_caller]
+    pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+        m.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(all(test, feature = "sim", not(loom)))]
+mod backend {
+    pub(crate) use crate::thread;
+    pub(crate) use crate::thread_local;
+    pub(crate) use samaritan_sync::{atomic, Condvar, Mutex, MutexGuard};
+
+    /// Locks `m`, recovering from poisoning (see [`crate::lock`]).
+    #[track_caller]
+    pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+        m.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+pub(crate) use backend::{lock, thread_local, Condvar, Mutex, MutexGuard};
+pub(crate) use std::sync::{Arc, TryLockError, Weak};
+
+/// Atomic types; see [`std::sync::atomic`].
+pub(crate) mod atomic {
+    pub(crate) use super::backend::atomic::{fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize};
+    pub(crate) use std::sync::atomic::Ordering;
+}
+
+/// Threads; see [`std::thread`].
+pub(crate) mod thread {
+    pub(crate) use super::backend::thread::{current, park, Builder, JoinHandle, Thread};
+}

@@ -1,0 +1,45 @@
+//! The models under samaritan: exact execution counts of a bounded search.
+//!
+//! A count changes whenever the core gains or loses a visible operation
+//! (a lock, an atomic access, a park) on some path, or the simulated
+//! primitives change theirs: a changed count is a prompt to look at what
+//! the search now covers, not only a number to update.
+
+use super::{assert_passed, check, check_bounded, explore, models, PREEMPTIONS};
+
+#[test]
+fn a_spawn_racing_a_parking_worker_is_never_lost() {
+    check(883, models::notify_racing_park);
+}
+
+/// One preemption: three threads and about 110 visible steps per execution
+/// make 203306 executions at two (about 14 s on two cores), where loom's
+/// partial-order reduction needs 10634 iterations.
+#[test]
+fn two_workers_poll_each_task_exactly_once() {
+    check_bounded(1, 1729, models::two_workers_run_each_task_once);
+}
+
+#[test]
+fn a_wake_racing_the_poll_polls_the_task_again_once() {
+    check(460, models::wake_racing_poll);
+}
+
+#[test]
+fn a_wake_racing_completion_queues_nothing() {
+    check(26, models::wake_racing_completion);
+}
+
+#[test]
+fn an_abort_racing_completion_cancels_or_completes() {
+    models::ABORT_OUTCOMES.lock().unwrap().clear();
+    let report = explore(PREEMPTIONS, models::abort_racing_completion);
+    let seen: Vec<_> = models::ABORT_OUTCOMES.lock().unwrap().iter().copied().collect();
+    assert_eq!(seen, ["cancelled", "completed"], "{report}");
+    assert_passed(&report, PREEMPTIONS, 136);
+}
+
+#[test]
+fn a_join_handle_dropped_racing_completion_drops_the_output_once() {
+    check(25, models::join_drop_racing_completion);
+}
