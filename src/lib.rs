@@ -34,7 +34,8 @@
 //! a deadlock (each blocked thread, the object it waits on, who holds it,
 //! and the wait-for cycle), a livelock (the repeating cycle of steps, once,
 //! with its repeat count), a good-samaritan violation (a thread that spins
-//! without yielding, and where it loops), a step bound exceeded,
+//! without yielding, and where it loops), a data race (the cell, and both
+//! accesses with their kind, thread and location), a step bound exceeded,
 //! uncontrolled blocking (a thread blocked on something samaritan does not
 //! model, caught by a watchdog), or nondeterminism — then prints the
 //! trace, one line per step
@@ -71,6 +72,52 @@
 //! time out, `sleep` advances a virtual clock, and a simulated thread is a
 //! coroutine, not an OS thread: code that blocks on anything else (a std
 //! lock, I/O) is reported as uncontrolled blocking.
+//!
+//! # Data races
+//!
+//! Data that threads share under a protocol of their own (a lock beside
+//! the data rather than around it, a ring buffer, a lazily set value) goes
+//! in a [`cell::UnsafeCell`]: std's cell, reached through `with` (a read)
+//! and `with_mut` (a write) as in loom. Under `sim` its accesses are not
+//! scheduling points; every execution tracks happens-before with vector
+//! clocks (spawn, join, locks, channels, atomics) and fails with a data
+//! race when two threads access a cell, one of them writing, with nothing
+//! ordering the two. Atomics count as sequentially consistent here too, so
+//! a race that only a weaker `Ordering` allows is not found. Without `sim`
+//! the cell is std's, at no cost.
+//!
+//! ```
+//! use samaritan::cell::UnsafeCell;
+//! use samaritan::sync::{Arc, Mutex};
+//! use samaritan::thread;
+//!
+//! /// A counter whose increments a lock orders.
+//! struct Counter {
+//!     lock: Mutex<()>,
+//!     value: UnsafeCell<u64>,
+//! }
+//!
+//! // SAFETY: `value` is only accessed with `lock` held.
+//! unsafe impl Sync for Counter {}
+//!
+//! samaritan::check(|| {
+//!     let counter = Arc::new(Counter { lock: Mutex::new(()), value: UnsafeCell::new(0) });
+//!     let other = counter.clone();
+//!     let t = thread::spawn(move || {
+//!         let _held = other.lock.lock().unwrap();
+//!         // SAFETY: the lock is held.
+//!         other.value.with_mut(|v| unsafe { *v += 1 });
+//!     });
+//!     {
+//!         let _held = counter.lock.lock().unwrap();
+//!         // SAFETY: the lock is held.
+//!         counter.value.with_mut(|v| unsafe { *v += 1 });
+//!     }
+//!     t.join().unwrap();
+//!     // SAFETY: the join orders the thread's write before this read.
+//!     assert_eq!(counter.value.with(|v| unsafe { *v }), 2);
+//! });
+//! ```
 #![doc(test(attr(deny(warnings))))]
 
 #[cfg(feature = "sim")]
@@ -96,10 +143,11 @@ pub use production::check;
 
 #[cfg(feature = "sim")]
 pub use samaritan_sim::{
-    BlockedActor, CycleStep, Deadlock, Failure, Op, Outcome, Report, Schedule, Shrink, Size, TokenError, Trace,
-    TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
+    BlockedActor, CycleStep, Deadlock, Failure, Op, Outcome, RaceAccess, Report, Schedule, Shrink, Size, TokenError,
+    Trace, TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
 };
 
 pub use samaritan_runtime::{executor, time};
 pub use samaritan_runtime::{hint, thread, thread_local};
 pub use samaritan_sync as sync;
+pub use samaritan_sync::cell;

@@ -1,12 +1,14 @@
 //! Soundness evidence for the reductions: on generated programs (two or
-//! three threads, locks, atomics, a final assertion), exhaustive DFS and
-//! the partial-order reductions reach the same set of final outcomes and
-//! agree on whether the assertion can fail.
+//! three threads, locks, atomics and cells, a final assertion), exhaustive
+//! DFS and the partial-order reductions reach the same set of final
+//! outcomes, agree on whether the assertion can fail, and agree on whether
+//! the cells race.
 #![cfg(feature = "sim")]
 
 use std::collections::BTreeSet;
 use std::sync::Mutex as StdMutex;
 
+use samaritan::cell::UnsafeCell;
 use samaritan::sync::atomic::{AtomicU32, Ordering};
 use samaritan::sync::{Arc, Mutex};
 use samaritan::thread;
@@ -41,7 +43,19 @@ enum Ins {
     Cas(usize),
     /// Under lock `l`: `shared[l] = shared[l] * 3 + reg + 1; reg = shared[l]`.
     Locked(usize),
+    /// With no lock: `cell[c] = cell[c] * 3 + reg + 1; reg = cell[c]` (a
+    /// read and a write of a cell, which may race).
+    Cell(usize),
 }
+
+/// Cells the generated threads share; what orders their accesses is up to
+/// the program, and the race detector checks it.
+struct Cells(Vec<UnsafeCell<u32>>);
+
+// SAFETY: the programs run only inside explorations, where the threads are
+// coroutines on one OS thread, so accesses never overlap in time; racy
+// orders are what the tests look for.
+unsafe impl Sync for Cells {}
 
 /// A generated program: its threads' instructions.
 #[derive(Clone, Debug)]
@@ -49,20 +63,26 @@ struct Program {
     threads: Vec<Vec<Ins>>,
     atomics: usize,
     locks: usize,
+    cells: usize,
 }
 
 impl Program {
     /// A program of at most 8 instructions, so that DFS stays fast.
     fn generate(g: &mut Gen) -> Program {
+        Program::generate_with(g, 0)
+    }
+
+    /// The same with `cells` cells that some instructions touch unlocked.
+    fn generate_with(g: &mut Gen, cells: usize) -> Program {
         loop {
-            let program = Program::generate_any(g);
+            let program = Program::generate_any(g, cells);
             if program.threads.iter().map(Vec::len).sum::<usize>() <= 8 {
                 return program;
             }
         }
     }
 
-    fn generate_any(g: &mut Gen) -> Program {
+    fn generate_any(g: &mut Gen, cells: usize) -> Program {
         let threads = 2 + g.below(2);
         let atomics = 1 + g.below(2);
         let locks = 1 + g.below(2);
@@ -70,7 +90,8 @@ impl Program {
         let threads = (0..threads)
             .map(|_| {
                 (0..1 + g.below(max_len))
-                    .map(|_| match g.below(5) {
+                    .map(|_| match g.below(if cells > 0 { 7 } else { 5 }) {
+                        5 | 6 => Ins::Cell(g.below(cells)),
                         0 => Ins::Load(g.below(atomics)),
                         1 => Ins::Store(g.below(atomics), 1 + g.below(2) as u32),
                         2 => Ins::FetchAdd(g.below(atomics), 1 + g.below(2) as u32),
@@ -80,7 +101,7 @@ impl Program {
                     .collect()
             })
             .collect();
-        Program { threads, atomics, locks }
+        Program { threads, atomics, locks, cells }
     }
 
     /// Runs the program once; returns its outcome (every register and
@@ -88,11 +109,12 @@ impl Program {
     fn run(&self) -> Vec<u32> {
         let atomics: Arc<Vec<AtomicU32>> = Arc::new((0..self.atomics).map(|_| AtomicU32::new(0)).collect());
         let locks: Arc<Vec<Mutex<u32>>> = Arc::new((0..self.locks).map(|_| Mutex::new(0)).collect());
+        let cells = Arc::new(Cells((0..self.cells).map(|_| UnsafeCell::new(0)).collect()));
         let handles: Vec<_> = self
             .threads
             .iter()
             .map(|body| {
-                let (body, atomics, locks) = (body.clone(), atomics.clone(), locks.clone());
+                let (body, atomics, locks, cells) = (body.clone(), atomics.clone(), locks.clone(), cells.clone());
                 thread::spawn(move || {
                     let mut reg = 0u32;
                     let mut seen = Vec::new();
@@ -110,6 +132,17 @@ impl Program {
                                 *shared = *shared * 3 + reg + 1;
                                 reg = *shared;
                             }
+                            Ins::Cell(c) => {
+                                let old = cells.0[c].with(|p| {
+                                    // SAFETY: see `Cells`.
+                                    unsafe { *p }
+                                });
+                                reg = old * 3 + reg + 1;
+                                cells.0[c].with_mut(|p| {
+                                    // SAFETY: see `Cells`.
+                                    unsafe { *p = reg }
+                                });
+                            }
                         }
                         seen.push(reg);
                     }
@@ -120,6 +153,10 @@ impl Program {
         let mut outcome: Vec<u32> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
         outcome.extend(atomics.iter().map(|a| a.load(Ordering::SeqCst)));
         outcome.extend(locks.iter().map(|l| *l.lock().unwrap()));
+        outcome.extend(cells.0.iter().map(|c| {
+            // SAFETY: every thread has been joined.
+            c.with(|p| unsafe { *p })
+        }));
         outcome
     }
 }
@@ -225,4 +262,47 @@ fn cb_por_reaches_every_outcome_icb_reaches_at_each_bound() {
     }
     eprintln!("icb {icb_total} cbpor {por_total}");
     assert!(por_total * 2 < icb_total, "cb-por {por_total} vs icb {icb_total}");
+}
+
+/// What an exploration of a program with cells says: the set of outcomes
+/// when nothing races, or that a race was found.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    Outcomes(BTreeSet<Vec<u32>>),
+    Race,
+}
+
+fn verdict(program: &Program, strategy: SearchStrategy, bound: u32) -> (Report, Verdict) {
+    let (report, seen) = outcomes(program, strategy, bound);
+    let verdict = match &report.outcome {
+        Outcome::Pass => Verdict::Outcomes(seen),
+        Outcome::DataRace { .. } => Verdict::Race,
+        _ => panic!("unexpected verdict for {program:?}:\n{report}"),
+    };
+    (report, verdict)
+}
+
+#[test]
+fn the_reductions_find_a_race_exactly_when_brute_force_does() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let mut g = Gen(0x00ce_11ce_11ce);
+    let (mut races, mut clean) = (0, 0);
+    for _ in 0..200 {
+        let cells = 1 + g.below(2);
+        let program = Program::generate_with(&mut g, cells);
+        let (dfs, expected) = verdict(&program, SearchStrategy::Dfs, 0);
+        let (dpor, got) = verdict(&program, SearchStrategy::Dpor, 0);
+        assert_eq!(got, expected, "dpor vs dfs on {program:?}\n{dfs}\n{dpor}");
+        for bound in [0, 2] {
+            let (icb, expected) = verdict(&program, SearchStrategy::Icb, bound);
+            let (por, got) = verdict(&program, SearchStrategy::CbPor, bound);
+            assert_eq!(got, expected, "cb-por vs icb at bound {bound} on {program:?}\n{icb}\n{por}");
+        }
+        match expected {
+            Verdict::Race => races += 1,
+            Verdict::Outcomes(_) => clean += 1,
+        }
+    }
+    // Both kinds are well represented (fixed by the seed).
+    assert_eq!((races, clean), (46, 154), "racy and clean programs");
 }

@@ -19,6 +19,7 @@ use crate::fair::Fairness;
 use crate::liveness::{self, Divergence};
 use crate::op::{ActorId, ObjectId, Op};
 use crate::outcome::{BlockedActor, CycleStep, Deadlock, Outcome};
+use crate::race::Races;
 use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 use crate::trace::{location_string, Trace, TraceLine, TraceStep};
 
@@ -105,6 +106,8 @@ pub(crate) struct Execution {
     /// The location of the latest step taken, which is the running actor's
     /// own latest step while it runs (see `rt::last_location`).
     pub(crate) last_location: Option<&'static std::panic::Location<'static>>,
+    /// Happens-before clocks and cell accesses, for data races.
+    pub(crate) race: Races,
     views: Vec<ActorView>,
     enabled: Vec<ActorId>,
     fairness: Fairness,
@@ -141,6 +144,7 @@ impl Execution {
             pruned: false,
             states: HashSet::new(),
             last_location: None,
+            race: Races::default(),
             views: Vec::with_capacity(4),
             enabled: Vec::with_capacity(4),
             fairness: Fairness::default(),
@@ -167,6 +171,7 @@ impl Execution {
         self.next_timer = u64::MAX;
         self.leaked = 0;
         self.pruned = false;
+        self.race.reset();
         self.views.clear();
         self.enabled.clear();
         self.fairness.reset();
@@ -516,10 +521,16 @@ impl Execution {
         // What a task may be waiting for: the last object it observed or
         // tried to take since its poll began (not one it released).
         match pending.op {
+            // Its child gets the next id (`start_actor` follows) and
+            // inherits its happens-before clock.
+            Op::Spawn => self.race.spawn(actor, self.actors.len()),
             Op::Poll => self.actors[actor.index()].awaiting = None,
             Op::Wake | Op::Unlock | Op::ReadUnlock | Op::NotifyOne | Op::NotifyAll | Op::Unpark | Op::Close => {}
             _ if pending.object.is_some() => self.actors[actor.index()].awaiting = pending.object,
             _ => {}
+        }
+        if let (true, Some(object)) = (self.race.tracking, pending.object) {
+            self.race.on_step(actor, pending.op, object, &self.objects);
         }
         // The watchdog only needs to see progress now and then, and who ran.
         if self.steps & 255 == 0 || preempt || self.current != Some(actor) {

@@ -30,7 +30,8 @@
 //!
 //! The order is lexicographic, so a kept candidate never has more
 //! preemptions: the "it takes p preemptions" of a preemption-bounded search
-//! stays true. Only panics and deadlocks are minimized: a diverging
+//! stays true. Only panics, deadlocks and data races are minimized (a race
+//! is kept only when the same two accesses race): a diverging
 //! execution is cut off by the step bound, and the other verdicts are the
 //! engine's, not the program's.
 
@@ -356,7 +357,7 @@ impl Minimizer<'_> {
 /// not apply (a diverging or engine-made verdict) or the schedule does not
 /// fail the same way again.
 pub(crate) fn minimize(config: &Config, schedule: &mut Schedule, verdict: &Outcome, body: &Body) -> Option<Shrink> {
-    if !matches!(verdict, Outcome::Panic { .. } | Outcome::Deadlock(_)) {
+    if !matches!(verdict, Outcome::Panic { .. } | Outcome::Deadlock(_) | Outcome::DataRace { .. }) {
         return None;
     }
     let mut config = config.clone();

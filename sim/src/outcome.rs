@@ -44,6 +44,24 @@ pub struct CycleStep {
     pub location: String,
 }
 
+/// One of the two accesses of a data race.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RaceAccess {
+    /// Whether it writes (`with_mut`) rather than reads (`with`).
+    pub write: bool,
+    /// The accessing actor's display name.
+    pub actor: String,
+    /// Where, as `file:line:column`.
+    pub location: String,
+}
+
+impl fmt::Display for RaceAccess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.write { "write" } else { "read" };
+        write!(f, "{kind} by thread '{}' at {}", self.actor, self.location)
+    }
+}
+
 /// How one execution ended.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +106,16 @@ pub enum Outcome {
         /// The step bound.
         steps: u64,
     },
+    /// Two accesses to one cell, at least one a write, that no
+    /// synchronization orders: a data race, whichever ran first.
+    DataRace {
+        /// The cell, as `Kind#id` (cells are numbered apart from objects).
+        cell: String,
+        /// The earlier access.
+        first: RaceAccess,
+        /// The later access, which does not happen after the earlier one.
+        second: RaceAccess,
+    },
     /// Replaying a schedule prefix gave different choices than before.
     Nondeterminism {
         /// The step at which it diverged.
@@ -123,6 +151,8 @@ impl Outcome {
     /// Returns whether `other` is the same verdict at the same place. Panics
     /// compare by thread and location only: their messages may hold
     /// addresses or other values that differ between runs of one schedule.
+    /// Data races compare whole (cell, threads, kinds and locations depend
+    /// only on the schedule).
     ///
     /// The three diverging verdicts ([`Outcome::StepBound`],
     /// [`Outcome::Livelock`], [`Outcome::GoodSamaritanViolation`]) are one
@@ -153,6 +183,7 @@ impl Outcome {
             Outcome::StepBound { .. } => "step bound exceeded",
             Outcome::GoodSamaritanViolation { .. } => "good-samaritan violation",
             Outcome::Livelock { .. } => "livelock",
+            Outcome::DataRace { .. } => "data race",
             Outcome::Nondeterminism { .. } => "nondeterminism",
             Outcome::ScheduleMismatch { .. } => "schedule mismatch",
             Outcome::UncontrolledBlocking { .. } => "uncontrolled blocking",
@@ -209,6 +240,10 @@ impl fmt::Display for Outcome {
                 )?;
                 write_cycle(f, cycle)
             }
+            Outcome::DataRace { cell, first, second } => write!(
+                f,
+                "data race on {cell}: nothing orders these two accesses, and at least one writes\n  {first}\n  {second}\n  make one happen after the other (a lock, a join, a channel, an atomic store the other thread loads)"
+            ),
             Outcome::Nondeterminism { step, detail } => write!(
                 f,
                 "nondeterminism at step {step}: {detail}; the test must depend only on the schedule (no wall clock, OS randomness or state kept between executions)"

@@ -227,12 +227,15 @@ pub fn given_name(actor: ActorId) -> Option<String> {
     with_exec(|cell| cell.borrow().actors.get(actor.index()).and_then(|a| a.name.clone())).flatten()
 }
 
-/// Records that the running actor now holds `object` (for reports).
+/// Records that the running actor now holds `object` (for reports). A
+/// try-lock's acquire (happens-before, for data races) happens here, once
+/// it took the lock.
 pub fn acquired(object: ObjectId) {
     with_exec(|cell| {
         let mut e = cell.borrow_mut();
         if let Some(me) = e.current {
             e.objects[object.index()].holders.push(me);
+            e.race.acquired(me, object);
         }
     });
 }
@@ -248,17 +251,85 @@ pub fn represents(object: ObjectId) {
     });
 }
 
-/// Records that the running actor no longer holds `object`.
+/// Records that the running actor no longer holds `object`. It releases
+/// `object` (happens-before, for data races) here too, which covers locks
+/// given up without a step on them (a condition variable's wait) and a
+/// thread's exit.
 pub fn released(object: ObjectId) {
     with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let me = e.current;
+        if let Some(me) = me {
+            e.race.release(me, object);
+        }
         let holders = &mut e.objects[object.index()].holders;
         if let Some(pos) = holders.iter().position(|&h| Some(h) == me) {
             holders.swap_remove(pos);
         } else if !holders.is_empty() {
             // Released by another actor (a guard sent across threads).
             holders.pop();
+        }
+    });
+}
+
+/// A cell's link to its data-race state, valid for one execution.
+///
+/// Like [`ObjectSlot`], it registers on first use in an execution; cells
+/// are numbered in their own space, apart from objects, and never appear
+/// in traces.
+#[derive(Debug, Default)]
+pub struct CellSlot {
+    /// `generation << 24 | index`, or 0 when never registered.
+    packed: AtomicU64,
+}
+
+impl CellSlot {
+    /// Creates an unregistered slot.
+    pub const fn new() -> CellSlot {
+        CellSlot { packed: AtomicU64::new(0) }
+    }
+
+    /// Returns the cell's index in execution `e`, registering it under
+    /// `kind` on first use.
+    fn id(&self, e: &mut crate::execution::Execution, kind: &'static str) -> usize {
+        let packed = self.packed.load(Ordering::Relaxed);
+        if packed != 0 && packed >> 24 == e.generation {
+            return (packed & 0xff_ffff) as usize;
+        }
+        let index = e.race.register_cell(kind);
+        self.packed.store(e.generation << 24 | index as u64, Ordering::Relaxed);
+        index
+    }
+}
+
+/// Records that the running actor reads the cell `cell` (labelled `kind`)
+/// at `location`. Not a scheduling point: it takes no step. When an
+/// earlier write of another actor does not happen before it, the execution
+/// fails with [`Outcome::DataRace`](crate::Outcome::DataRace).
+pub fn cell_read(cell: &CellSlot, kind: &'static str, location: &'static Location<'static>) {
+    cell_access(cell, kind, false, location);
+}
+
+/// Records that the running actor writes the cell `cell`; like
+/// [`cell_read`], but every earlier access of another actor, read or
+/// write, must happen before it.
+pub fn cell_write(cell: &CellSlot, kind: &'static str, location: &'static Location<'static>) {
+    cell_access(cell, kind, true, location);
+}
+
+fn cell_access(cell: &CellSlot, kind: &'static str, write: bool, location: &'static Location<'static>) {
+    with_exec(|c| {
+        let mut e = c.borrow_mut();
+        // A failing execution (a panicking actor's verdict is recorded
+        // only once it has unwound) and teardown check nothing more.
+        let Some(me) = e.current.filter(|_| e.outcome.is_none() && !e.teardown && !std::thread::panicking()) else {
+            return;
+        };
+        let id = cell.id(&mut e, kind);
+        let ex = &mut *e;
+        if let Some(race) = ex.race.access(id, me, write, location, &ex.objects) {
+            let outcome = crate::race::report(&e, &race);
+            e.fail(outcome);
         }
     });
 }

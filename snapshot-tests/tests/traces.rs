@@ -27,6 +27,11 @@ mod lost_update_example;
 #[allow(dead_code)]
 mod lock_order_example;
 
+#[path = "../../examples/data_race.rs"]
+#[allow(dead_code)]
+mod data_race_example;
+
+use data_race_example::producer_and_consumer as ring_buffer_race;
 use lock_order_example::transfer_and_audit as lock_order_inversion;
 use lost_update_example::two_increments as lost_update;
 
@@ -82,4 +87,14 @@ fn locked_counter_summary_icb() {
 #[test]
 fn locked_counter_summary_dfs() {
     check("locked_counter", SearchStrategy::Dfs, 0, locked_counter);
+}
+
+#[test]
+fn data_race_icb() {
+    check("data_race", SearchStrategy::Icb, 0, ring_buffer_race);
+}
+
+#[test]
+fn data_race_dfs() {
+    check("data_race", SearchStrategy::Dfs, 0, ring_buffer_race);
 }

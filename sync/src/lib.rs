@@ -10,6 +10,9 @@
 //! async variant cannot be confused, the async locks are named
 //! [`AsyncMutex`] and [`AsyncRwLock`] and the async queue is [`async_mpsc`];
 //! [`Semaphore`], [`Notify`], [`oneshot`] and [`watch`] have no blocking twin.
+//!
+//! [`cell::UnsafeCell`] is the one non-synchronizing type: std's cell with
+//! loom-style `with`/`with_mut` accesses, which `sim` checks for data races.
 
 #[cfg(not(feature = "sim"))]
 mod real;
@@ -25,6 +28,8 @@ pub use backend::{Barrier, BarrierWaitResult, Condvar, WaitTimeoutResult};
 pub use backend::{LazyLock, Once, OnceLock, OnceState, RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use backend::{Mutex, MutexGuard};
 pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, Weak};
+
+pub mod cell;
 
 mod asynch;
 pub use asynch::{mpsc as async_mpsc, oneshot, watch};
