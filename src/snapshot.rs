@@ -44,10 +44,16 @@ pub fn summary(report: &Report) -> String {
         let _ = writeln!(out, "bound: every execution with <= {bound} preemptions explored{beyond}");
     }
     let _ = writeln!(out, "executions: {}", report.executions);
+    if report.pruned > 0 {
+        let _ = writeln!(out, "cut short as redundant: {}", report.pruned);
+    }
     let _ = writeln!(out, "exhausted: {}", report.exhausted);
     let _ = writeln!(out, "verdict: {}", report.outcome.kind());
     if let Some(states) = report.states {
         let _ = writeln!(out, "distinct states: {states}");
+    }
+    if let Some(pairs) = report.hapset_pairs {
+        let _ = writeln!(out, "hapset pairs covered: {pairs}");
     }
     out
 }

@@ -98,3 +98,36 @@ fn data_race_icb() {
 fn data_race_dfs() {
     check("data_race", SearchStrategy::Dfs, 0, ring_buffer_race);
 }
+
+// The reductions: how many executions each needs for the same programs is
+// part of the reviewed behaviour.
+
+#[test]
+fn locked_counter_summary_dpor() {
+    check("locked_counter", SearchStrategy::Dpor, 0, locked_counter);
+}
+
+#[test]
+fn locked_counter_summary_cb_por() {
+    check("locked_counter", SearchStrategy::CbPor, 0, locked_counter);
+}
+
+#[test]
+fn locked_counter_summary_hapset() {
+    check("locked_counter", SearchStrategy::HapSet, 0, locked_counter);
+}
+
+#[test]
+fn lost_update_dpor() {
+    check("lost_update", SearchStrategy::Dpor, 0, lost_update);
+}
+
+#[test]
+fn lock_order_deadlock_dpor() {
+    check("lock_order_deadlock", SearchStrategy::Dpor, 0, lock_order_inversion);
+}
+
+#[test]
+fn data_race_dpor() {
+    check("data_race", SearchStrategy::Dpor, 0, ring_buffer_race);
+}
