@@ -293,7 +293,7 @@ impl Execution {
         if fair && (yielded || track) {
             self.fairness.scheduled(chosen.index(), yielded);
         }
-        self.record(chosen, pending, 0, !yielding && current.is_some_and(|c| c != chosen));
+        self.record_outlined(chosen, pending, 0, !yielding && current.is_some_and(|c| c != chosen));
         self.set_pending(chosen, None);
         let actor = &mut self.actors[chosen.index()];
         actor.status = Status::Running;
@@ -479,7 +479,7 @@ impl Execution {
             Ok(value) if value < alternatives => {
                 self.schedule.push(value as u32);
                 let pending = Pending { op: Op::Choose, object: None, location };
-                self.record(actor, pending, value as u32, false);
+                self.record_outlined(actor, pending, value as u32, false);
                 Some(value)
             }
             Ok(value) => {
@@ -494,6 +494,17 @@ impl Execution {
         }
     }
 
+    /// [`Execution::record`], not inlined: for `decide` and data choices,
+    /// which are not the forced-step hot path and do not gain from it.
+    #[inline(never)]
+    fn record_outlined(&mut self, actor: ActorId, pending: Pending, value: u32, preempt: bool) {
+        self.record(actor, pending, value, preempt);
+    }
+
+    /// Records a step: shows it to an observing strategy, traces it,
+    /// counts it, and keeps what deadlock reports and the race detector
+    /// need. Inlined into the forced-step path.
+    #[inline]
     fn record(&mut self, actor: ActorId, pending: Pending, value: u32, preempt: bool) {
         if self.config.observed {
             let peer = match pending.op {

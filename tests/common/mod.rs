@@ -3,6 +3,8 @@
 
 use samaritan::{Builder, Outcome, Report, SearchStrategy};
 
+pub(crate) mod programs;
+
 /// Explores `f` with DFS and the default settings, to the end or the first
 /// failure.
 pub(crate) fn dfs<F: Fn() + Send + Sync + 'static>(f: F) -> Report {

@@ -1,0 +1,156 @@
+//! Small generated concurrent programs (two or three threads of loads,
+//! stores, fetch-adds, compare-exchanges, critical sections and unlocked
+//! cell updates), whose outcome is every register and final value. Shared
+//! by `tests/reduction_agreement.rs` and the HaPSet bench.
+
+use samaritan::cell::UnsafeCell;
+use samaritan::sync::atomic::{AtomicU32, Ordering};
+use samaritan::sync::{Arc, Mutex};
+use samaritan::thread;
+
+/// A small deterministic generator (xorshift64*).
+pub(crate) struct Gen(pub(crate) u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// One instruction of a generated thread. Registers are per thread.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Ins {
+    /// `reg = atomic[a].load()`
+    Load(usize),
+    /// `atomic[a].store(reg + k)`
+    Store(usize, u32),
+    /// `reg = atomic[a].fetch_add(k)`
+    FetchAdd(usize, u32),
+    /// `reg = atomic[a].compare_exchange(reg, reg + 1)` as 0/1
+    Cas(usize),
+    /// Under lock `l`: `shared[l] = shared[l] * 3 + reg + 1; reg = shared[l]`.
+    Locked(usize),
+    /// With no lock: `cell[c] = cell[c] * 3 + reg + 1; reg = cell[c]` (a
+    /// read and a write of a cell, which may race).
+    Cell(usize),
+}
+
+/// Cells the generated threads share; what orders their accesses is up to
+/// the program, and the race detector checks it.
+pub(crate) struct Cells(Vec<UnsafeCell<u32>>);
+
+// SAFETY: the programs run only inside explorations, where the threads are
+// coroutines on one OS thread, so accesses never overlap in time; racy
+// orders are what the tests look for.
+unsafe impl Sync for Cells {}
+
+/// A generated program: its threads' instructions.
+#[derive(Clone, Debug)]
+pub(crate) struct Program {
+    pub(crate) threads: Vec<Vec<Ins>>,
+    pub(crate) atomics: usize,
+    pub(crate) locks: usize,
+    pub(crate) cells: usize,
+}
+
+impl Program {
+    /// A program of at most 8 instructions, so that DFS stays fast.
+    pub(crate) fn generate(g: &mut Gen) -> Program {
+        Program::generate_with(g, 0)
+    }
+
+    /// The same with `cells` cells that some instructions touch unlocked.
+    pub(crate) fn generate_with(g: &mut Gen, cells: usize) -> Program {
+        loop {
+            let program = Program::generate_any(g, cells);
+            if program.threads.iter().map(Vec::len).sum::<usize>() <= 8 {
+                return program;
+            }
+        }
+    }
+
+    fn generate_any(g: &mut Gen, cells: usize) -> Program {
+        let threads = 2 + g.below(2);
+        let atomics = 1 + g.below(2);
+        let locks = 1 + g.below(2);
+        let max_len = if threads == 3 { 3 } else { 4 };
+        let threads = (0..threads)
+            .map(|_| {
+                (0..1 + g.below(max_len))
+                    .map(|_| match g.below(if cells > 0 { 7 } else { 5 }) {
+                        5 | 6 => Ins::Cell(g.below(cells)),
+                        0 => Ins::Load(g.below(atomics)),
+                        1 => Ins::Store(g.below(atomics), 1 + g.below(2) as u32),
+                        2 => Ins::FetchAdd(g.below(atomics), 1 + g.below(2) as u32),
+                        3 => Ins::Cas(g.below(atomics)),
+                        _ => Ins::Locked(g.below(locks)),
+                    })
+                    .collect()
+            })
+            .collect();
+        Program { threads, atomics, locks, cells }
+    }
+
+    /// Runs the program once; returns its outcome (every register and
+    /// final value).
+    pub(crate) fn run(&self) -> Vec<u32> {
+        let atomics: Arc<Vec<AtomicU32>> = Arc::new((0..self.atomics).map(|_| AtomicU32::new(0)).collect());
+        let locks: Arc<Vec<Mutex<u32>>> = Arc::new((0..self.locks).map(|_| Mutex::new(0)).collect());
+        let cells = Arc::new(Cells((0..self.cells).map(|_| UnsafeCell::new(0)).collect()));
+        let handles: Vec<_> = self
+            .threads
+            .iter()
+            .map(|body| {
+                let (body, atomics, locks, cells) = (body.clone(), atomics.clone(), locks.clone(), cells.clone());
+                thread::spawn(move || {
+                    let mut reg = 0u32;
+                    let mut seen = Vec::new();
+                    for ins in body {
+                        match ins {
+                            Ins::Load(a) => reg = atomics[a].load(Ordering::SeqCst),
+                            Ins::Store(a, k) => atomics[a].store(reg + k, Ordering::SeqCst),
+                            Ins::FetchAdd(a, k) => reg = atomics[a].fetch_add(k, Ordering::SeqCst),
+                            Ins::Cas(a) => {
+                                let ok = atomics[a].compare_exchange(reg, reg + 1, Ordering::SeqCst, Ordering::SeqCst);
+                                reg = u32::from(ok.is_ok());
+                            }
+                            Ins::Locked(l) => {
+                                let mut shared = locks[l].lock().unwrap();
+                                *shared = *shared * 3 + reg + 1;
+                                reg = *shared;
+                            }
+                            Ins::Cell(c) => {
+                                let old = cells.0[c].with(|p| {
+                                    // SAFETY: see `Cells`.
+                                    unsafe { *p }
+                                });
+                                reg = old * 3 + reg + 1;
+                                cells.0[c].with_mut(|p| {
+                                    // SAFETY: see `Cells`.
+                                    unsafe { *p = reg }
+                                });
+                            }
+                        }
+                        seen.push(reg);
+                    }
+                    seen
+                })
+            })
+            .collect();
+        let mut outcome: Vec<u32> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
+        outcome.extend(atomics.iter().map(|a| a.load(Ordering::SeqCst)));
+        outcome.extend(locks.iter().map(|l| *l.lock().unwrap()));
+        outcome.extend(cells.0.iter().map(|c| {
+            // SAFETY: every thread has been joined.
+            c.with(|p| unsafe { *p })
+        }));
+        outcome
+    }
+}
