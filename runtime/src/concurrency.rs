@@ -15,7 +15,9 @@
 //!
 //! One export list: a name missing from a backend fails to compile. `Arc`
 //! and `Weak` are std's in every backend: a task is its own `Waker` through
-//! [`std::task::Wake`], which takes std's `Arc`.
+//! [`std::task::Wake`], which takes std's `Arc`. [`UnsafeCell`] has loom's
+//! `with`/`with_mut` in every backend, so that loom and samaritan's race
+//! detector check who touches a task's future.
 
 #[cfg(not(any(loom, all(test, feature = "sim"))))]
 mod backend {
@@ -23,10 +25,28 @@ mod backend {
     pub(crate) use std::sync::{atomic, Condvar, Mutex, MutexGuard};
     pub(crate) use std::thread;
     pub(crate) use std::thread_local;
+
+    /// std's cell, reached through loom's `with_mut`; compiles to the bare
+    /// pointer.
+    #[repr(transparent)]
+    pub(crate) struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
+
+    impl<T> UnsafeCell<T> {
+        pub(crate) const fn new(value: T) -> UnsafeCell<T> {
+            UnsafeCell(std::cell::UnsafeCell::new(value))
+        }
+
+        /// Calls `f` with a pointer to the value, for any access.
+        #[inline]
+        pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+            f(self.0.get())
+        }
+    }
 }
 
 #[cfg(loom)]
 mod backend {
+    pub(crate) use loom::cell::UnsafeCell;
     pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
     pub(crate) use loom::thread;
 
@@ -102,6 +122,7 @@ mod backend {
 mod backend {
     pub(crate) use crate::thread;
     pub(crate) use crate::thread_local;
+    pub(crate) use samaritan_sync::cell::UnsafeCell;
     pub(crate) use samaritan_sync::{atomic, Condvar, Mutex, MutexGuard};
 
     /// Locks `m`, recovering from poisoning (see [`crate::lock`]).
@@ -111,8 +132,8 @@ mod backend {
     }
 }
 
-pub(crate) use backend::{lock, thread_local, Condvar, Mutex, MutexGuard};
-pub(crate) use std::sync::{Arc, TryLockError, Weak};
+pub(crate) use backend::{lock, thread_local, Condvar, Mutex, MutexGuard, UnsafeCell};
+pub(crate) use std::sync::{Arc, Weak};
 
 /// Atomic types; see [`std::sync::atomic`].
 pub(crate) mod atomic {

@@ -26,7 +26,7 @@ const BATCH: usize = 61;
 
 /// The run queue of a current-thread runtime.
 pub(crate) struct Queue {
-    run: Mutex<VecDeque<Arc<Task>>>,
+    run: Mutex<VecDeque<Task>>,
     signal: Arc<Signal>,
 }
 
@@ -78,18 +78,18 @@ impl Wake for MainWaker {
 }
 
 impl Queue {
-    fn lock(&self) -> MutexGuard<'_, VecDeque<Arc<Task>>> {
+    fn lock(&self) -> MutexGuard<'_, VecDeque<Task>> {
         lock(&self.run)
     }
 
     /// Queues a task at the back and wakes a parked `block_on`.
-    pub(crate) fn push(&self, task: Arc<Task>) {
+    pub(crate) fn push(&self, task: Task) {
         self.lock().push_back(task);
         self.signal.notify();
     }
 
     /// Empties the queue (shutdown).
-    pub(crate) fn drain(&self) -> Vec<Arc<Task>> {
+    pub(crate) fn drain(&self) -> Vec<Task> {
         self.lock().drain(..).collect()
     }
 
@@ -113,7 +113,7 @@ impl Queue {
                 // Pop in its own statement: the queue lock is released before running.
                 let next = self.lock().pop_front();
                 let Some(task) = next else { break };
-                if task.run() {
+                if let Some(task) = task.run() {
                     shared.schedule(task);
                 }
                 ran += 1;

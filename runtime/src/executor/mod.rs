@@ -32,7 +32,9 @@
 //!   down; every [`JoinHandle`] therefore resolves, or its runtime is alive.
 
 mod current;
+mod join;
 mod multi;
+mod owned;
 mod park;
 mod runtime;
 #[cfg(feature = "sim")]
@@ -48,10 +50,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+pub use join::{JoinError, JoinHandle};
 pub use runtime::{Handle, Runtime, TryCurrentError};
-pub use task::{JoinError, JoinHandle};
 
-use task::JoinSlot;
+use join::JoinSlot;
 
 /// Which kind of runtime a [`Builder`] makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,7 +201,7 @@ where
     if let Err(e) = result {
         panic!("failed to start a blocking thread: {e}");
     }
-    JoinHandle::new(slot, None)
+    JoinHandle::new(slot)
 }
 
 /// Yields to the scheduler once: the task is queued again, behind every

@@ -44,7 +44,7 @@ const INJECTOR_INTERVAL: u32 = 61;
 /// Consecutive runs from the LIFO slot before it is bypassed.
 const MAX_LIFO_POLLS: u32 = 3;
 
-type Queue = Mutex<VecDeque<Arc<Task>>>;
+type Queue = Mutex<VecDeque<Task>>;
 
 /// Where a parked worker waits to be woken.
 struct Parker {
@@ -72,7 +72,7 @@ struct Local {
     shared: Cell<usize>,
     index: Cell<usize>,
     /// The task to run next, never stolen.
-    lifo: Cell<Option<Arc<Task>>>,
+    lifo: Cell<Option<Task>>,
     /// Cleared after `MAX_LIFO_POLLS` runs from the slot in a row, and
     /// while the worker is blocked in a `block_on`.
     lifo_enabled: Cell<bool>,
@@ -106,7 +106,7 @@ impl Queues {
 
     /// Queues a spawned or woken task: into the LIFO slot on one of our
     /// workers, else on the injector.
-    pub(crate) fn push(&self, shared: &Arc<Shared>, task: Arc<Task>) {
+    pub(crate) fn push(&self, shared: &Arc<Shared>, task: Task) {
         let displaced = WORKER.with(|w| {
             if w.shared.get() != Arc::as_ptr(shared) as usize {
                 return Some((task, None));
@@ -132,7 +132,7 @@ impl Queues {
 
     /// Queues a task that woke itself while worker `index` polled it, at
     /// the back of that worker's queue.
-    fn push_back(&self, index: usize, task: Arc<Task>) {
+    fn push_back(&self, index: usize, task: Task) {
         lock(&self.locals[index]).push_back(task);
         self.notify_one();
     }
@@ -165,12 +165,17 @@ impl Queues {
     }
 
     /// Empties every queue (shutdown).
-    pub(crate) fn drain(&self) -> Vec<Arc<Task>> {
-        let mut all: Vec<Arc<Task>> = lock(&self.injector).drain(..).collect();
+    pub(crate) fn drain(&self) -> Vec<Task> {
+        let mut all: Vec<Task> = lock(&self.injector).drain(..).collect();
         for q in self.locals.iter() {
             all.extend(lock(q).drain(..));
         }
         all
+    }
+
+    /// The number of workers.
+    pub(crate) fn workers(&self) -> usize {
+        self.locals.len()
     }
 
     fn has_work(&self) -> bool {
@@ -178,7 +183,7 @@ impl Queues {
     }
 
     /// The next task for worker `index`, stealing if its queue is empty.
-    fn next_task(&self, index: usize, tick: u32) -> Option<Arc<Task>> {
+    fn next_task(&self, index: usize, tick: u32) -> Option<Task> {
         if tick % INJECTOR_INTERVAL == 0 {
             if let Some(t) = lock(&self.injector).pop_front() {
                 return Some(t);
@@ -195,7 +200,7 @@ impl Queues {
 
     /// Takes the back half of the first non-empty other queue; returns one
     /// task and keeps the rest locally.
-    fn steal(&self, index: usize) -> Option<Arc<Task>> {
+    fn steal(&self, index: usize) -> Option<Task> {
         let n = self.locals.len();
         for k in 1..n {
             let victim = (index + k) % n;
@@ -388,7 +393,7 @@ fn run_worker(shared: Arc<Shared>, index: usize) {
                 queues.notify_one();
             }
         }
-        if task.run() {
+        if let Some(task) = task.run() {
             if shared.is_shutdown() {
                 task.cancel();
             } else {

@@ -4,10 +4,12 @@
 //! of one flavour, the registry of live tasks, and the shutdown flag.
 //! Invariants:
 //!
-//! - Every spawned task that has not finished is in the registry until
-//!   shutdown closes it; shutdown then drops every registered future, so
-//!   none outlives its runtime (a waker held elsewhere keeps only the empty
-//!   task alive).
+//! - Every spawned task that has not finished is in the registry
+//!   (`owned.rs`) until shutdown closes it; shutdown then drops every
+//!   registered future, so none outlives its runtime (a waker held
+//!   elsewhere keeps only the empty task alive); one that a worker which
+//!   outlived the shutdown timeout is still polling is dropped by that
+//!   worker once the poll returns.
 //! - Once `shutdown` is set, scheduling a task drops its future instead of
 //!   queueing it, and spawning returns a handle that resolves to
 //!   [`JoinError::Cancelled`](super::JoinError::Cancelled).
@@ -17,14 +19,15 @@
 use crate::concurrency::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::concurrency::{lock, thread, thread_local, Arc, Condvar, Mutex};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use super::task::{JoinHandle, JoinSlot, Task, Wrapped};
+use super::join::JoinHandle;
+use super::owned::OwnedTasks;
+use super::task::{Header, Task, TaskCell};
 use super::{current, multi, park};
 
 /// The run queues of one flavour.
@@ -36,8 +39,8 @@ pub(crate) enum Flavor {
 /// State shared by a runtime, its handles, workers and tasks.
 pub(crate) struct Shared {
     pub(crate) flavor: Flavor,
-    /// Live (unfinished) tasks by id; `closed` once shutdown drained it.
-    registry: Mutex<Registry>,
+    /// Live (unfinished) tasks; closed by shutdown.
+    owned: OwnedTasks,
     pub(crate) next_id: AtomicU64,
     /// Set once by shutdown; never cleared.
     shutdown: AtomicBool,
@@ -49,17 +52,17 @@ pub(crate) struct Shared {
     pub(crate) sim: super::sim::Registry,
 }
 
-#[derive(Default)]
-struct Registry {
-    live: HashMap<u64, Arc<Task>>,
-    closed: bool,
-}
-
 impl Shared {
     pub(crate) fn new(flavor: Flavor) -> Arc<Shared> {
+        // As tokio does: four shards per worker, so concurrent spawns and
+        // completions seldom meet on one lock.
+        let shards = match &flavor {
+            Flavor::Multi(q) => 4 * q.workers(),
+            Flavor::Current(_) => 4,
+        };
         Arc::new(Shared {
             flavor,
-            registry: Mutex::new(Registry::default()),
+            owned: OwnedTasks::new(shards),
             next_id: AtomicU64::new(0),
             shutdown: AtomicBool::new(false),
             running_workers: Mutex::new(0),
@@ -74,11 +77,7 @@ impl Shared {
     }
 
     /// Queues a `SCHEDULED` task, or drops its future after shutdown.
-    pub(crate) fn schedule(self: &Arc<Self>, task: Arc<Task>) {
-        #[cfg(feature = "sim")]
-        if super::sim::abort_by_id(self, task.id) {
-            return;
-        }
+    pub(crate) fn schedule(self: &Arc<Self>, task: Task) {
         if self.is_shutdown() {
             task.cancel();
             return;
@@ -90,9 +89,8 @@ impl Shared {
     }
 
     /// Forgets a finished task.
-    pub(crate) fn release(&self, id: u64) {
-        let task = lock(&self.registry).live.remove(&id);
-        drop(task);
+    pub(crate) fn release(&self, header: &Header) {
+        self.owned.remove(header);
     }
 
     pub(crate) fn worker_started(&self) {
@@ -139,20 +137,18 @@ impl Shared {
             }
         };
         drop(n);
-        let live = {
-            let mut registry = lock(&self.registry);
-            registry.closed = true;
-            std::mem::take(&mut registry.live)
-        };
+        let live = self.owned.close();
         let queued = match &self.flavor {
             Flavor::Multi(q) => q.drain(),
             Flavor::Current(q) => q.drain(),
         };
         drop(queued);
         // Destructors run here, outside every lock: they may wake or spawn,
-        // which the shutdown flag turns into drops.
-        for task in live.into_values() {
-            task.cancel_at_shutdown();
+        // which the shutdown flag turns into drops. A task that a worker
+        // which outlived the timeout is still polling is cancelled by that
+        // worker after its poll.
+        for task in live {
+            task.cancel();
         }
         all_exited
     }
@@ -246,20 +242,15 @@ impl Handle {
         if samaritan_sim::rt::active() && !cfg!(test) {
             return super::sim::spawn(self, future, std::panic::Location::caller());
         }
-        let slot = JoinSlot::new();
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let task = Task::new(id, Box::pin(Wrapped::new(future, slot.clone())), Arc::downgrade(&self.shared));
-        let handle = JoinHandle::new(slot, Some(task.clone()));
-        {
-            let mut registry = lock(&self.shared.registry);
-            if registry.closed || self.shared.is_shutdown() {
-                drop(registry);
-                task.cancel();
-                return handle;
-            }
-            registry.live.insert(id, task.clone());
+        let cell = TaskCell::new(id, future, Arc::downgrade(&self.shared));
+        let handle = JoinHandle::new(cell.clone());
+        let task: Task = cell;
+        // Registered before it is queued, so that shutdown finds it.
+        if !self.shared.owned.insert(&task, || self.shared.is_shutdown()) {
+            task.cancel();
+            return handle;
         }
-        task.mark_scheduled();
         self.shared.schedule(task);
         handle
     }

@@ -21,10 +21,10 @@
 //!   joiner is simulated). A panic in `poll` is caught into
 //!   [`JoinError::Panic`] by the production wrapper
 //!   and so does not fail the execution.
-//! - Abort: the [`JoinHandle`] carries a stand-in production task (never
-//!   polled) whose wake reaches [`Shared::schedule`], which hands it to
-//!   [`abort_by_id`]; the simulated task is marked aborted and woken, and its
-//!   loop drops the future, which publishes `Cancelled`.
+//! - Abort: the [`JoinHandle`]'s first `abort` reaches [`abort_by_id`]
+//!   (later ones do nothing); the simulated task, if it has not finished,
+//!   is marked aborted and woken, and its loop drops the future, which
+//!   publishes `Cancelled`.
 //! - Shutdown (the runtime dropped) aborts every task still running, so
 //!   their futures are dropped by their own actors, after the drop returned
 //!   (production drops them during it).
@@ -38,14 +38,14 @@ use std::future::Future;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
 use samaritan_sim::rt::{self, ObjectSlot};
 use samaritan_sim::{ObjectId, Op};
 
+use super::join::{Join, JoinError, JoinHandle, JoinSlot, Wrapped};
 use super::runtime::{Handle, Shared};
-use super::task::{JoinError, JoinHandle, JoinSlot, Task, Wrapped};
 
 /// The engine-side state of one simulated task (or `block_on` call).
 struct SimTask {
@@ -158,10 +158,12 @@ where
     let shared = &handle.shared;
     let slot = JoinSlot::new();
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-    // Never polled: only its wake matters, which `abort` turns into a
-    // `Shared::schedule` of this id (see `abort_by_id`).
-    let stand_in = Task::new(id, Box::pin(std::future::pending::<()>()), Arc::downgrade(shared));
-    let join = JoinHandle::new(slot.clone(), Some(stand_in));
+    let join = JoinHandle::new(Arc::new(SimJoin {
+        slot: slot.clone(),
+        id,
+        shared: Arc::downgrade(shared),
+        abort_requested: AtomicBool::new(false),
+    }));
     if shared.is_shutdown() {
         slot.complete(Err(JoinError::cancelled()));
         return join;
@@ -208,22 +210,51 @@ where
         }
     };
     rt::spawn(None, None, location, Box::new(body));
-    JoinHandle::new(slot, None)
+    JoinHandle::new(slot)
+}
+
+/// The join side of a simulated task: the production slot its `Wrapped`
+/// future completes, and the way to its actor for `abort`.
+struct SimJoin<T> {
+    slot: Arc<JoinSlot<T>>,
+    id: u64,
+    shared: Weak<Shared>,
+    /// Set by the first `abort`; later ones do nothing.
+    abort_requested: AtomicBool,
+}
+
+impl<T: Send> Join<T> for SimJoin<T> {
+    fn poll_join(&self, cx: &mut Context<'_>) -> Poll<Result<T, JoinError>> {
+        self.slot.poll_join(cx)
+    }
+
+    fn is_finished(&self) -> bool {
+        self.slot.is_finished()
+    }
+
+    fn abort(self: Arc<Self>) {
+        if self.abort_requested.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        if let Some(shared) = self.shared.upgrade() {
+            abort_by_id(&shared, self.id);
+        }
+    }
+
+    /// The output stays in the slot until the last of the handle and the
+    /// task's `Wrapped` lets go of it, as before tasks had their own slot.
+    fn detach(&self) {}
 }
 
 /// Aborts the simulated task `id` of `shared`, if it is one that has not
-/// finished; returns whether it was (then `Shared::schedule` is done).
-pub(crate) fn abort_by_id(shared: &Shared, id: u64) -> bool {
+/// finished, inside an exploration.
+fn abort_by_id(shared: &Shared, id: u64) {
     if !rt::active() {
-        return false;
+        return;
     }
     let task = shared.sim.lock().get(&id).cloned();
-    match task {
-        Some(task) => {
-            task.abort();
-            true
-        }
-        None => false,
+    if let Some(task) = task {
+        task.abort();
     }
 }
 

@@ -14,10 +14,12 @@
 //!
 //! Executor-agnostic: they only use `Waker`s. Each is a small state machine
 //! behind a std mutex that is held for a few instructions and never across
-//! a wake (wakers are collected and woken after unlocking). The locks and
-//! the bounded channel's capacity share one fair semaphore (`batch`): FIFO
-//! service, partial grants to the head so large requests are not starved,
-//! and pending futures that give back what they were handed when dropped.
+//! a wake (wakers are collected and woken after unlocking). The locks share
+//! one fair semaphore (`batch`): FIFO service, partial grants to the head
+//! so large requests are not starved, and pending futures that give back
+//! what they were handed when dropped. The bounded channel keeps its
+//! capacity and waiting senders under its own lock (`mpsc/chan.rs`), with
+//! the same rules, so a message costs one lock.
 //!
 //! They are the same real implementations under the `sim` feature: they use
 //! std primitives internally, not samaritan's modelled ones. Inside an

@@ -7,27 +7,27 @@
 //! [`recv`](Receiver::recv) returns `None` once every sender is gone (or
 //! the receiver was closed) and the queue is drained.
 //!
-//! Invariants: the queue, the sender count, `rx_closed` and the receiver's
-//! waker live under one std mutex. A bounded channel's capacity is a fair
-//! semaphore (`batch`): a sender holds a permit from before it queues its
-//! message until the receiver takes that message, so
-//! `queued + held-by-senders + available == capacity`, and blocked senders
-//! are served in FIFO order. Closing the receiver closes the semaphore, so
-//! waiting senders fail instead of hanging.
+//! Invariants: the queue, the sender count, the free capacity, the
+//! waiting senders, `rx_closed` and the receiver's waker live under one
+//! std mutex (`chan.rs`), taken once per send and once per receive. A
+//! bounded channel's sender holds a slot from before it queues its message
+//! until the receiver takes that message, so
+//! `queued + held-by-senders + free == capacity`, and blocked senders are
+//! served in FIFO order. Closing the receiver fails the waiting senders
+//! instead of leaving them hanging.
 
-use std::collections::VecDeque;
+mod chan;
+
 use std::error::Error;
 use std::fmt;
 use std::future::{poll_fn, Future};
-use std::pin::pin;
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use super::batch::{lock, BatchSemaphore};
-use super::semaphore::TryAcquireError;
-use super::vis::{Op, Site, Visible};
-
-const KIND: &str = "AsyncChannel";
+use super::vis::{Op, Site};
+use super::wait_list::Key;
+use chan::{Attempt, Chan, Take};
 
 /// Creates a bounded channel holding at most `capacity` queued messages.
 ///
@@ -37,7 +37,7 @@ const KIND: &str = "AsyncChannel";
 #[track_caller]
 pub fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     assert!(capacity > 0, "a bounded async_mpsc channel needs a capacity above 0");
-    let chan = Chan::new(Some(BatchSemaphore::new(capacity)));
+    let chan = Arc::new(Chan::new(Some(capacity)));
     let site = Site::here();
     (Sender { chan: chan.clone(), site }, Receiver { chan, site })
 }
@@ -45,74 +45,9 @@ pub fn channel<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 /// Creates a channel whose senders never wait.
 #[track_caller]
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, Receiver<T>) {
-    let chan = Chan::new(None);
+    let chan = Arc::new(Chan::new(None));
     let site = Site::here();
     (UnboundedSender { chan: chan.clone(), site }, Receiver { chan, site })
-}
-
-#[derive(Debug)]
-struct Chan<T> {
-    state: Mutex<State<T>>,
-    /// The free capacity of a bounded channel; `None` when unbounded.
-    sem: Option<BatchSemaphore>,
-    vis: Visible,
-}
-
-#[derive(Debug)]
-struct State<T> {
-    queue: VecDeque<T>,
-    senders: usize,
-    rx_closed: bool,
-    rx_waker: Option<Waker>,
-}
-
-impl<T> Chan<T> {
-    fn new(sem: Option<BatchSemaphore>) -> Arc<Self> {
-        let state = State { queue: VecDeque::new(), senders: 1, rx_closed: false, rx_waker: None };
-        Arc::new(Chan { state: Mutex::new(state), sem, vis: Visible::new() })
-    }
-
-    /// Queues `value`; the caller holds a permit when bounded (given back here on failure).
-    fn push(&self, value: T) -> Result<(), SendError<T>> {
-        let mut s = lock(&self.state);
-        if s.rx_closed {
-            drop(s);
-            if let Some(sem) = &self.sem {
-                sem.release(1);
-            }
-            return Err(SendError(value));
-        }
-        s.queue.push_back(value);
-        let waker = s.rx_waker.take();
-        drop(s);
-        if let Some(w) = waker {
-            w.wake();
-        }
-        Ok(())
-    }
-
-    fn step(&self, op: Op, site: Site) {
-        self.vis.step(KIND, op, site);
-    }
-
-    fn add_sender(self: &Arc<Self>) -> Arc<Self> {
-        lock(&self.state).senders += 1;
-        self.clone()
-    }
-
-    fn drop_sender(&self) {
-        let mut s = lock(&self.state);
-        s.senders -= 1;
-        let waker = if s.senders == 0 { s.rx_waker.take() } else { None };
-        drop(s);
-        if let Some(w) = waker {
-            w.wake();
-        }
-    }
-
-    fn is_closed(&self) -> bool {
-        lock(&self.state).rx_closed
-    }
 }
 
 /// Sends into a bounded channel; see [`channel`]. Cloning adds a sender.
@@ -170,31 +105,17 @@ impl<T> Sender<T> {
     /// itself is dropped with the future).
     #[track_caller]
     pub fn send(&self, value: T) -> impl Future<Output = Result<(), SendError<T>>> + '_ {
-        let site = Site::here();
-        async move {
-            let sem = self.chan.sem.as_ref().expect("a bounded channel has a semaphore");
-            let mut acquire = pin!(sem.acquire(1));
-            // One step per attempt: waiting for room, then queueing at once.
-            let room = poll_fn(|cx| {
-                self.chan.step(Op::Send, site);
-                acquire.as_mut().poll(cx)
-            });
-            if room.await.is_err() {
-                return Err(SendError(value));
-            }
-            self.chan.push(value)
-        }
+        Send { chan: &self.chan, value: Some(value), key: None, site: Site::here() }
     }
 
     /// Queues `value` if there is room now.
     #[track_caller]
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
         self.chan.step(Op::TrySend, Site::here());
-        let sem = self.chan.sem.as_ref().expect("a bounded channel has a semaphore");
-        match sem.try_acquire(1) {
-            Ok(()) => self.chan.push(value).map_err(|SendError(v)| TrySendError::Closed(v)),
-            Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(value)),
-            Err(_) => Err(TrySendError::Closed(value)),
+        match self.chan.try_push(value, None) {
+            Attempt::Sent => Ok(()),
+            Attempt::Full(v) => Err(TrySendError::Full(v)),
+            Attempt::Closed(v) | Attempt::Wait(_, v) => Err(TrySendError::Closed(v)),
         }
     }
 
@@ -202,7 +123,7 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn capacity(&self) -> usize {
         self.chan.step(Op::Load, Site::here());
-        self.chan.sem.as_ref().map_or(0, BatchSemaphore::available_permits)
+        self.chan.capacity()
     }
 
     /// Returns true once the receiver was dropped or closed.
@@ -218,7 +139,10 @@ impl<T> UnboundedSender<T> {
     #[track_caller]
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
         self.chan.step(Op::Send, Site::here());
-        self.chan.push(value)
+        match self.chan.try_push(value, None) {
+            Attempt::Sent => Ok(()),
+            Attempt::Closed(v) | Attempt::Full(v) | Attempt::Wait(_, v) => Err(SendError(v)),
+        }
     }
 
     /// Returns true once the receiver was dropped or closed.
@@ -232,14 +156,16 @@ impl<T> UnboundedSender<T> {
 impl<T> Clone for Sender<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        Sender { chan: self.chan.add_sender(), site: Site::here() }
+        self.chan.add_sender();
+        Sender { chan: self.chan.clone(), site: Site::here() }
     }
 }
 
 impl<T> Clone for UnboundedSender<T> {
     #[track_caller]
     fn clone(&self) -> Self {
-        UnboundedSender { chan: self.chan.add_sender(), site: Site::here() }
+        self.chan.add_sender();
+        UnboundedSender { chan: self.chan.clone(), site: Site::here() }
     }
 }
 
@@ -273,10 +199,10 @@ impl<T> Receiver<T> {
 
     fn poll_recv_at(&mut self, cx: &mut Context<'_>, site: Site) -> Poll<Option<T>> {
         self.chan.step(Op::Recv, site);
-        match self.take(Some(cx)) {
-            Ok(v) => Poll::Ready(Some(v)),
-            Err(TryRecvError::Disconnected) => Poll::Ready(None),
-            Err(TryRecvError::Empty) => Poll::Pending,
+        match self.chan.take(Some(cx)) {
+            Take::Message(v) => Poll::Ready(Some(v)),
+            Take::Disconnected => Poll::Ready(None),
+            Take::Empty => Poll::Pending,
         }
     }
 
@@ -284,51 +210,74 @@ impl<T> Receiver<T> {
     #[track_caller]
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         self.chan.step(Op::TryRecv, Site::here());
-        self.take(None)
+        match self.chan.take(None) {
+            Take::Message(v) => Ok(v),
+            Take::Disconnected => Err(TryRecvError::Disconnected),
+            Take::Empty => Err(TryRecvError::Empty),
+        }
     }
 
     /// Refuses further messages; those already queued can still be received.
     #[track_caller]
     pub fn close(&mut self) {
         self.chan.step(Op::Close, Site::here());
-        self.close_now();
-    }
-
-    fn close_now(&mut self) {
-        lock(&self.chan.state).rx_closed = true;
-        if let Some(sem) = &self.chan.sem {
-            sem.close();
-        }
-    }
-
-    /// Pops a message (then frees its slot, outside the lock) or, when empty and given `cx`, stores its waker.
-    fn take(&self, cx: Option<&mut Context<'_>>) -> Result<T, TryRecvError> {
-        let mut s = lock(&self.chan.state);
-        match s.queue.pop_front() {
-            Some(v) => {
-                drop(s);
-                if let Some(sem) = &self.chan.sem {
-                    sem.release(1);
-                }
-                Ok(v)
-            }
-            None if s.senders == 0 || s.rx_closed => Err(TryRecvError::Disconnected),
-            None => {
-                if let Some(cx) = cx {
-                    s.rx_waker = Some(cx.waker().clone());
-                }
-                Err(TryRecvError::Empty)
-            }
-        }
+        self.chan.close(false);
     }
 }
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         self.chan.step(Op::Close, self.site);
-        self.close_now();
-        let queued = std::mem::take(&mut lock(&self.chan.state).queue);
-        drop(queued);
+        // The queued messages are dropped after the waiting senders are woken.
+        self.chan.close(true);
+    }
+}
+
+/// The future of [`Sender::send`]: one visible step per poll, then one
+/// attempt to queue the message, or to collect the slot it waits for.
+///
+/// Cancel-safe: dropped while waiting, it leaves the queue of waiting
+/// senders and passes on a slot it had been granted.
+struct Send<'a, T> {
+    chan: &'a Chan<T>,
+    /// `None` once sent or given back.
+    value: Option<T>,
+    /// The sender's place among the waiting ones, once queued.
+    key: Option<Key>,
+    site: Site,
+}
+
+// The message is never pinned: it is only moved in and out whole.
+impl<T> Unpin for Send<'_, T> {}
+
+impl<T> Future for Send<'_, T> {
+    type Output = Result<(), SendError<T>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        this.chan.step(Op::Send, this.site);
+        let value = this.value.take().expect("send future polled after completion");
+        let attempt = match this.key.take() {
+            None => this.chan.try_push(value, Some(cx)),
+            Some(key) => this.chan.poll_waiter(key, value, cx),
+        };
+        match attempt {
+            Attempt::Sent => Poll::Ready(Ok(())),
+            Attempt::Closed(v) | Attempt::Full(v) => Poll::Ready(Err(SendError(v))),
+            Attempt::Wait(key, v) => {
+                this.key = Some(key);
+                this.value = Some(v);
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl<T> Drop for Send<'_, T> {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            self.chan.cancel_waiter(key);
+        }
     }
 }
 

@@ -35,3 +35,13 @@ fn loom_an_abort_racing_completion_cancels_or_completes() {
 fn loom_a_join_handle_dropped_racing_completion_drops_the_output_once() {
     model(PREEMPTIONS, models::join_drop_racing_completion);
 }
+
+#[test]
+fn loom_a_spawn_racing_shutdown_is_cancelled_once() {
+    model(PREEMPTIONS, models::spawn_racing_shutdown);
+}
+
+#[test]
+fn loom_shutdown_racing_a_poll_leaves_the_task_to_its_runner() {
+    model(PREEMPTIONS, models::shutdown_racing_a_poll);
+}

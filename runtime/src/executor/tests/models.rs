@@ -11,11 +11,12 @@ use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize as Counter, Ordering::SeqCst};
 use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
 
 use crate::concurrency::{thread, Arc};
 
+use super::super::join::JoinHandle;
 use super::super::runtime::{Flavor, Handle, Runtime};
-use super::super::task::JoinHandle;
 use super::super::{current, multi, park};
 
 /// Adds one to a counter when dropped.
@@ -48,7 +49,7 @@ fn current_with<T: Send + 'static>(
 fn run_queued(handle: &Handle) {
     let Flavor::Current(queue) = &handle.shared.flavor else { unreachable!("a current-thread runtime") };
     for task in queue.drain() {
-        assert!(!task.run(), "the task completes in its first poll");
+        assert!(task.run().is_none(), "the task completes in its first poll");
     }
 }
 
@@ -191,6 +192,60 @@ pub(super) fn join_drop_racing_completion() {
     dropper.join().expect("the dropper finishes");
     assert_eq!(drops.load(SeqCst), 1, "the output is dropped exactly once");
     assert!(wakes.0.load(SeqCst) <= 1, "completion wakes the joiner at most once");
+}
+
+/// Registry (`owned.rs`), a spawn racing shutdown: one thread spawns a
+/// task on a current-thread runtime (nobody runs it) while the runtime is
+/// dropped. The spawn lands before the shutdown closes the registry (which
+/// then cancels it), or after (the spawn cancels it itself); either way
+/// the handle resolves to `Cancelled` and the future is dropped exactly
+/// once.
+pub(super) fn spawn_racing_shutdown() {
+    let drops = Arc::new(Counter::new(0));
+    let guard = DropCount(drops.clone());
+    let rt = current::build();
+    let handle = rt.handle().clone();
+    let spawner = spawn("spawner", move || {
+        let join = handle.spawn(async move {
+            let _guard = guard;
+        });
+        assert!(park::block_on(join).is_err_and(|e| e.is_cancelled()));
+    });
+    drop(rt);
+    spawner.join().expect("the spawner finishes");
+    assert_eq!(drops.load(SeqCst), 1, "the future is dropped exactly once");
+}
+
+/// The run right, shutdown racing a poll: a task on one worker wakes
+/// itself twice and completes in its third poll, while the runtime shuts
+/// down without waiting for the worker. Shutdown drops the future only
+/// while no poll holds it (a cancel and a poll touching the future at
+/// once is a data race on its cell, which both checkers report); a task
+/// it finds running is marked, and its worker cancels it after the poll
+/// (a runner that missed the shutdown flag and re-queued the task after
+/// the queues were drained left the join waiting forever; loom found
+/// it). The handle resolves to the output or `Cancelled`, and the future
+/// is dropped exactly once, before either.
+pub(super) fn shutdown_racing_a_poll() {
+    let drops = Arc::new(Counter::new(0));
+    let guard = DropCount(drops.clone());
+    let mut polls = 0;
+    let rt = multi::build(1, "worker", None).expect("a worker starts");
+    let join = rt.handle().spawn(poll_fn(move |cx| {
+        let _guard = &guard;
+        polls += 1;
+        if polls < 3 {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        Poll::Ready(polls)
+    }));
+    rt.shutdown_timeout(Duration::ZERO);
+    match park::block_on(join) {
+        Ok(polls) => assert_eq!(polls, 3),
+        Err(e) => assert!(e.is_cancelled(), "unexpected join error {e:?}"),
+    }
+    assert_eq!(drops.load(SeqCst), 1, "the future is dropped exactly once");
 }
 
 /// A waker that counts its wakes.

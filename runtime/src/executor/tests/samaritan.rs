@@ -9,25 +9,24 @@ use super::{assert_passed, check, check_bounded, explore, models, PREEMPTIONS};
 
 #[test]
 fn a_spawn_racing_a_parking_worker_is_never_lost() {
-    check(883, models::notify_racing_park);
+    check(830, models::notify_racing_park);
 }
 
-/// One preemption: three threads and about 110 visible steps per execution
-/// make 203306 executions at two (about 14 s on two cores), where loom's
-/// partial-order reduction needs 10634 iterations.
+/// One preemption: three threads make 176050 executions at two (about
+/// 7 s in a release build on two cores).
 #[test]
 fn two_workers_poll_each_task_exactly_once() {
-    check_bounded(1, 1729, models::two_workers_run_each_task_once);
+    check_bounded(1, 1569, models::two_workers_run_each_task_once);
 }
 
 #[test]
 fn a_wake_racing_the_poll_polls_the_task_again_once() {
-    check(460, models::wake_racing_poll);
+    check(454, models::wake_racing_poll);
 }
 
 #[test]
 fn a_wake_racing_completion_queues_nothing() {
-    check(26, models::wake_racing_completion);
+    check(15, models::wake_racing_completion);
 }
 
 #[test]
@@ -36,10 +35,22 @@ fn an_abort_racing_completion_cancels_or_completes() {
     let report = explore(PREEMPTIONS, models::abort_racing_completion);
     let seen: Vec<_> = models::ABORT_OUTCOMES.lock().unwrap().iter().copied().collect();
     assert_eq!(seen, ["cancelled", "completed"], "{report}");
-    assert_passed(&report, PREEMPTIONS, 136);
+    assert_passed(&report, PREEMPTIONS, 89);
+}
+
+/// Dropping the handle takes the slot's lock (it drops a stored output at
+/// once), a visible step the other models do not have.
+#[test]
+fn a_join_handle_dropped_racing_completion_drops_the_output_once() {
+    check(36, models::join_drop_racing_completion);
 }
 
 #[test]
-fn a_join_handle_dropped_racing_completion_drops_the_output_once() {
-    check(25, models::join_drop_racing_completion);
+fn a_spawn_racing_shutdown_is_cancelled_once() {
+    check(216, models::spawn_racing_shutdown);
+}
+
+#[test]
+fn shutdown_racing_a_poll_leaves_the_task_to_its_runner() {
+    check(1673, models::shutdown_racing_a_poll);
 }
