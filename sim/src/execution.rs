@@ -487,6 +487,13 @@ impl Execution {
                 self.outcome = Some(Outcome::ScheduleMismatch { step: self.steps, detail });
                 None
             }
+            Err(ChoiceError::Redundant) => {
+                // The actor goes on with 0 up to its next scheduling point,
+                // where the execution ends (an outcome is set) uncounted.
+                self.pruned = true;
+                self.outcome = Some(Outcome::Pass);
+                None
+            }
             Err(err) => {
                 self.outcome = Some(self.choice_failure(err));
                 None
@@ -554,11 +561,8 @@ impl Execution {
         match err {
             ChoiceError::Nondeterminism { detail } => Outcome::Nondeterminism { step: self.steps, detail },
             ChoiceError::ScheduleMismatch { detail } => Outcome::ScheduleMismatch { step: self.steps, detail },
-            // Handled where it is asked: a data choice cannot be redundant.
-            ChoiceError::Redundant => Outcome::ScheduleMismatch {
-                step: self.steps,
-                detail: "a data choice was refused as redundant".to_string(),
-            },
+            // Handled where it is asked (`ask_strategy`, `choose_value`).
+            ChoiceError::Redundant => Outcome::Pass,
         }
     }
 

@@ -130,8 +130,9 @@ pub enum ChoiceError {
     },
     /// Every continuation of this execution is covered by executions
     /// explored elsewhere (a sleep set with nothing left awake, say): the
-    /// execution ends here, uncounted as a pass or a failure, and the
-    /// report counts it as pruned.
+    /// execution ends here (after a data choice: at the actor's next
+    /// scheduling point, the actor going on with value 0), uncounted as a
+    /// pass or a failure, and the report counts it as pruned.
     Redundant,
 }
 

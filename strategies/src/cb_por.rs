@@ -501,7 +501,11 @@ impl Strategy for CbPor {
             .collect();
         match self.push_node(true, alts) {
             Some(v) => Ok(v as usize),
-            None => Err(ChoiceError::ScheduleMismatch { detail: "every value of a data choice was explored".into() }),
+            // Every value leads into `H`: explored already.
+            None => {
+                self.cut_short = true;
+                Err(ChoiceError::Redundant)
+            }
         }
     }
 
