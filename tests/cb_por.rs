@@ -6,9 +6,13 @@ use std::collections::BTreeSet;
 use std::sync::Mutex as StdMutex;
 
 use samaritan::sync::atomic::{AtomicUsize, Ordering};
-use samaritan::sync::{Arc, Mutex};
+use samaritan::sync::Arc;
 use samaritan::thread;
 use samaritan::{Builder, Outcome, Report, SearchStrategy};
+
+mod common;
+
+use common::models::{fetch_adds, mutex_counter};
 
 fn run<F: Fn() + Send + Sync + 'static>(strategy: SearchStrategy, bound: u32, f: F) -> Report {
     Builder::new().strategy(strategy).preemption_bound(bound).persist(false).explore(f).unwrap()
@@ -45,40 +49,6 @@ fn figure_1_reaches_y_equal_1_with_no_preemption() {
     assert_eq!((&report.outcome, report.exhausted), (&Outcome::Pass, true), "{report}");
     assert_eq!(*FINAL_Y.lock().unwrap(), BTreeSet::from([1, 2]), "{report}");
     assert_eq!(report.executions, 2);
-}
-
-fn fetch_adds(n: usize) {
-    let c = Arc::new(AtomicUsize::new(0));
-    let handles: Vec<_> = (0..n)
-        .map(|_| {
-            let c = c.clone();
-            thread::spawn(move || {
-                c.fetch_add(1, Ordering::SeqCst);
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-    assert_eq!(c.load(Ordering::SeqCst), n);
-}
-
-fn mutex_counter() {
-    let m = Arc::new(Mutex::new(0));
-    let handles: Vec<_> = (0..3)
-        .map(|_| {
-            let m = m.clone();
-            thread::spawn(move || {
-                for _ in 0..2 {
-                    *m.lock().unwrap() += 1;
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-    assert_eq!(*m.lock().unwrap(), 6);
 }
 
 /// Asserts that cb-por passes `f` at `bound` after exactly `executions`

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::models::{fetch_adds, lock_order_inversion, lost_update, mutex_counter, store_and_readers};
+
 use samaritan::sync::atomic::{AtomicUsize, Ordering};
 use samaritan::sync::{Arc, Condvar, Mutex};
 use samaritan::thread;
@@ -26,23 +28,6 @@ fn check_dpor<F: Fn() + Send + Sync + 'static>(f: F, executions: u64, pruned: u6
     report
 }
 
-/// `n` threads each add one to a counter: `n!` orders of the additions.
-fn fetch_adds(n: usize) {
-    let c = Arc::new(AtomicUsize::new(0));
-    let handles: Vec<_> = (0..n)
-        .map(|_| {
-            let c = c.clone();
-            thread::spawn(move || {
-                c.fetch_add(1, Ordering::SeqCst);
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-    assert_eq!(c.load(Ordering::SeqCst), n);
-}
-
 #[test]
 fn fetch_add_takes_one_execution_per_order_of_the_additions() {
     for (n, orders, dfs) in [(2, 2, 5), (3, 6, 44), (4, 24, 550)] {
@@ -56,27 +41,7 @@ fn fetch_add_takes_one_execution_per_order_of_the_additions() {
 /// the critical sections.
 #[test]
 fn a_mutex_counter_takes_one_execution_per_lock_order() {
-    check_dpor(
-        || {
-            let m = Arc::new(Mutex::new(0));
-            let handles: Vec<_> = (0..3)
-                .map(|_| {
-                    let m = m.clone();
-                    thread::spawn(move || {
-                        for _ in 0..2 {
-                            *m.lock().unwrap() += 1;
-                        }
-                    })
-                })
-                .collect();
-            for h in handles {
-                h.join().unwrap();
-            }
-            assert_eq!(*m.lock().unwrap(), 6);
-        },
-        90,
-        0,
-    );
+    check_dpor(mutex_counter, 90, 0);
 }
 
 /// Loads of one atomic commute; a store orders them.
@@ -103,22 +68,7 @@ fn independent_loads_are_not_reordered() {
 /// A load-then-store increment in two threads loses an update.
 #[test]
 fn dpor_finds_a_lost_update_and_its_trace_replays() {
-    let report = dpor(|| {
-        let n = Arc::new(AtomicUsize::new(0));
-        let handles: Vec<_> = (0..2)
-            .map(|_| {
-                let n = n.clone();
-                thread::spawn(move || {
-                    let seen = n.load(Ordering::SeqCst);
-                    n.store(seen + 1, Ordering::SeqCst);
-                })
-            })
-            .collect();
-        for h in handles {
-            h.join().unwrap();
-        }
-        assert_eq!(n.load(Ordering::SeqCst), 2, "an increment was lost");
-    });
+    let report = dpor(lost_update);
     assert!(
         matches!(&report.outcome, Outcome::Panic { message, .. } if message.contains("an increment was lost")),
         "{report}"
@@ -131,19 +81,7 @@ fn dpor_finds_a_lost_update_and_its_trace_replays() {
 /// Two threads take two locks in opposite orders.
 #[test]
 fn dpor_finds_a_lock_order_deadlock() {
-    let report = dpor(|| {
-        let (a, b) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
-        let (a2, b2) = (a.clone(), b.clone());
-        let t = thread::spawn(move || {
-            let _x = b2.lock().unwrap();
-            let _y = a2.lock().unwrap();
-        });
-        {
-            let _x = a.lock().unwrap();
-            let _y = b.lock().unwrap();
-        }
-        t.join().unwrap();
-    });
+    let report = dpor(lock_order_inversion);
     match &report.outcome {
         Outcome::Deadlock(d) => assert_eq!(d.cycle, ["main", "t1", "main"], "{report}"),
         other => panic!("expected a deadlock, got {other}"),
@@ -182,29 +120,6 @@ fn a_condvar_handshake_passes_with_the_states_dfs_sees() {
 /// steps, reached in 9 executions, one of them cut short by a sleep set.
 #[test]
 fn sleep_set_blocked_executions_are_cut_short_and_counted() {
-    let report = check_dpor(
-        || {
-            let (a, m) = (Arc::new(AtomicUsize::new(0)), Arc::new(Mutex::new(0)));
-            let store = {
-                let a = a.clone();
-                thread::spawn(move || a.store(1, Ordering::SeqCst))
-            };
-            let readers: Vec<_> = (0..2)
-                .map(|_| {
-                    let (a, m) = (a.clone(), m.clone());
-                    thread::spawn(move || {
-                        let seen = a.load(Ordering::SeqCst);
-                        *m.lock().unwrap() += seen;
-                    })
-                })
-                .collect();
-            store.join().unwrap();
-            for r in readers {
-                r.join().unwrap();
-            }
-        },
-        9,
-        1,
-    );
+    let report = check_dpor(store_and_readers, 9, 1);
     assert!(report.to_string().contains("9 executions (1 cut short as redundant)"), "{report}");
 }

@@ -9,10 +9,11 @@ mod work_stealing;
 
 use std::path::PathBuf;
 
-use samaritan::sync::atomic::{AtomicUsize, Ordering};
-use samaritan::sync::{Arc, Mutex};
-use samaritan::thread;
 use samaritan::{Builder, Error, Outcome, Report, SearchStrategy};
+
+mod common;
+
+use common::models::{fetch_adds, lock_order_inversion, lost_update, mutex_counter, store_and_readers};
 
 fn builder() -> Builder {
     Builder::new().strategy(SearchStrategy::HapSet).persist(false)
@@ -47,63 +48,6 @@ fn coverage_file(test: &str) -> PathBuf {
 /// Removes the directory [`coverage_file`] made.
 fn remove(path: &std::path::Path) {
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
-}
-
-/// `n` threads each add one to a counter.
-fn fetch_adds(n: usize) {
-    let c = Arc::new(AtomicUsize::new(0));
-    let handles: Vec<_> = (0..n)
-        .map(|_| {
-            let c = c.clone();
-            thread::spawn(move || {
-                c.fetch_add(1, Ordering::SeqCst);
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-    assert_eq!(c.load(Ordering::SeqCst), n);
-}
-
-/// A store racing two load-then-lock threads (DPOR: 9 executions).
-fn store_and_readers() {
-    let (a, m) = (Arc::new(AtomicUsize::new(0)), Arc::new(Mutex::new(0)));
-    let store = {
-        let a = a.clone();
-        thread::spawn(move || a.store(1, Ordering::SeqCst))
-    };
-    let readers: Vec<_> = (0..2)
-        .map(|_| {
-            let (a, m) = (a.clone(), m.clone());
-            thread::spawn(move || {
-                let seen = a.load(Ordering::SeqCst);
-                *m.lock().unwrap() += seen;
-            })
-        })
-        .collect();
-    store.join().unwrap();
-    for r in readers {
-        r.join().unwrap();
-    }
-}
-
-/// A load-then-store increment in two threads loses an update.
-fn lost_update() {
-    let n = Arc::new(AtomicUsize::new(0));
-    let handles: Vec<_> = (0..2)
-        .map(|_| {
-            let n = n.clone();
-            thread::spawn(move || {
-                let seen = n.load(Ordering::SeqCst);
-                n.store(seen + 1, Ordering::SeqCst);
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-    assert_eq!(n.load(Ordering::SeqCst), 2, "an increment was lost");
 }
 
 #[track_caller]
@@ -145,27 +89,7 @@ fn a_store_racing_readers_takes_five_executions_and_says_it_is_not_exhaustive() 
 /// two `lock`s never forms): all 90 lock orders of DPOR are run.
 #[test]
 fn lock_orders_are_not_pruned() {
-    check_hapset(
-        || {
-            let m = Arc::new(Mutex::new(0));
-            let handles: Vec<_> = (0..3)
-                .map(|_| {
-                    let m = m.clone();
-                    thread::spawn(move || {
-                        for _ in 0..2 {
-                            *m.lock().unwrap() += 1;
-                        }
-                    })
-                })
-                .collect();
-            for h in handles {
-                h.join().unwrap();
-            }
-            assert_eq!(*m.lock().unwrap(), 6);
-        },
-        90,
-        5,
-    );
+    check_hapset(mutex_counter, 90, 5);
 }
 
 /// Thread 2's load before thread 1's store makes a new pair (a store after
@@ -180,19 +104,7 @@ fn hapset_finds_the_lost_update() {
 /// Two threads take two locks in opposite orders.
 #[test]
 fn hapset_finds_the_lock_order_deadlock() {
-    let report = hapset(|| {
-        let (a, b) = (Arc::new(Mutex::new(())), Arc::new(Mutex::new(())));
-        let (a2, b2) = (a.clone(), b.clone());
-        let t = thread::spawn(move || {
-            let _x = b2.lock().unwrap();
-            let _y = a2.lock().unwrap();
-        });
-        {
-            let _x = a.lock().unwrap();
-            let _y = b.lock().unwrap();
-        }
-        t.join().unwrap();
-    });
+    let report = hapset(lock_order_inversion);
     match &report.outcome {
         Outcome::Deadlock(d) => assert_eq!(d.cycle, ["main", "t1", "main"], "{report}"),
         other => panic!("expected a deadlock, got {other}"),

@@ -54,12 +54,12 @@ fn main() {
         }
         "setup" => {
             for _ in 0..count.unwrap_or(5000) {
-                builder.clone().strategy(SearchStrategy::Dfs).explore(fetch_add).unwrap();
+                builder.clone().strategy(SearchStrategy::Dfs).explore(|| fetch_add(2)).unwrap();
             }
         }
         "random" => {
             let n = count.unwrap_or(1_000_000);
-            builder.strategy(SearchStrategy::Random).max_executions(n).explore(fetch_add).unwrap();
+            builder.strategy(SearchStrategy::Random).max_executions(n).explore(|| fetch_add(2)).unwrap();
         }
         "spawn" => {
             // Searches of models that spawn 0..=3 empty threads: the set-up

@@ -188,18 +188,7 @@ impl CbPor {
     fn held_at(&self, cut: &[u32], m: ObjectId) -> Option<bool> {
         let mut held = false;
         for (a, &k) in cut.iter().enumerate() {
-            let mut mine = false;
-            for &i in &self.history.of_actor(ActorId::from_index(a))[..k as usize] {
-                let e = &self.history.events[i];
-                match e.op {
-                    Op::Poll => return None,
-                    Op::Wait => mine = false,
-                    Op::Lock if e.object == Some(m) => mine = true,
-                    Op::Unlock if e.object == Some(m) => mine = false,
-                    _ => {}
-                }
-            }
-            held |= mine;
+            held |= self.history.locks_after(ActorId::from_index(a), k as usize)?.contains(&m);
         }
         Some(held)
     }

@@ -130,9 +130,18 @@ impl History {
     /// async lock future announces `lock` on every poll, acquired or not,
     /// and a condition-variable wait gives its mutex up without a step on
     /// it (both make the set unknown or empty, which is the safe side).
-    pub(crate) fn locks(&mut self, a: ActorId) -> Option<&[ObjectId]> {
-        self.grow(a);
-        self.held[a.index()].as_deref()
+    pub(crate) fn locks(&self, a: ActorId) -> Option<&[ObjectId]> {
+        self.held.get(a.index()).map_or(Some(&[]), Option::as_deref)
+    }
+
+    /// Returns the exclusive locks actor `a` held after its first `k`
+    /// events (as [`History::locks`] tracks them): what its next event
+    /// recorded, or what it holds now when it has no next event.
+    pub(crate) fn locks_after(&self, a: ActorId, k: usize) -> Option<&[ObjectId]> {
+        match self.of_actor(a).get(k) {
+            Some(&next) => self.events[next].locks.as_deref(),
+            None => self.locks(a),
+        }
     }
 
     /// Returns the events of actor `a`, by index.

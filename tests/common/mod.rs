@@ -3,6 +3,7 @@
 
 use samaritan::{Builder, Outcome, Report, SearchStrategy};
 
+pub(crate) mod models;
 pub(crate) mod programs;
 
 /// Explores `f` with DFS and the default settings, to the end or the first

@@ -286,9 +286,9 @@ fn main() {
     exec_rows(
         "2 threads x fetch_add",
         [
-            measure(None, || run_samaritan(EXHAUSTIVE, sam::fetch_add)),
-            measure(None, || run_shuttle(EXHAUSTIVE, shut::fetch_add)),
-            measure(None, || run_loom(0, None, lm::fetch_add)),
+            measure(None, || run_samaritan(EXHAUSTIVE, || sam::fetch_add(2))),
+            measure(None, || run_shuttle(EXHAUSTIVE, || shut::fetch_add(2))),
+            measure(None, || run_loom(0, None, || lm::fetch_add(2))),
         ],
     );
     exec_rows(
@@ -312,8 +312,8 @@ fn main() {
     // search (loom has no random scheduler).
     let random = Search::Random(plan().random_executions);
     let cells = [
-        Cell::Value(measure(None, || run_samaritan(random, sam::fetch_add)).rate),
-        Cell::Value(measure(None, || run_shuttle(random, shut::fetch_add)).rate),
+        Cell::Value(measure(None, || run_samaritan(random, || sam::fetch_add(2))).rate),
+        Cell::Value(measure(None, || run_shuttle(random, || shut::fetch_add(2))).rate),
         Cell::Text("n/a".into()),
     ];
     rows.push(Row {
@@ -365,7 +365,7 @@ fn memory_run() {
             .max_executions(executions)
             .max_time(Duration::from_secs(seconds))
             .explore(|| {
-                sam::fetch_add();
+                sam::fetch_add(2);
                 if DONE.fetch_add(1, Ordering::Relaxed) + 1 == 10_000 {
                     RSS_AT_10K.store(rss_bytes().unwrap_or(0), Ordering::Relaxed);
                 }

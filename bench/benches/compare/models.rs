@@ -1,6 +1,7 @@
-// The models, written once and included once per tool. The including module
-// brings the tool's `sync` and `thread` modules into scope, so each model runs
-// the same code against that tool's primitives.
+// The models, written once and included once per tool, here and by the
+// reduction bench. The including module brings the tool's `sync` and
+// `thread` modules into scope, so each model runs the same code against
+// that tool's primitives.
 
 use std::hint::black_box;
 
@@ -38,10 +39,11 @@ pub(crate) fn two_thread_loads(n: usize) {
     }
 }
 
-/// Two threads each doing one `fetch_add` on a shared counter.
-pub(crate) fn fetch_add() {
+/// `threads` threads each doing one `fetch_add` on a shared counter
+/// (`threads!` orders of the additions).
+pub(crate) fn fetch_add(threads: usize) {
     let n = Arc::new(AtomicUsize::new(0));
-    let handles: Vec<_> = (0..2)
+    let handles: Vec<_> = (0..threads)
         .map(|_| {
             let n = n.clone();
             thread::spawn(move || {
@@ -52,7 +54,7 @@ pub(crate) fn fetch_add() {
     for h in handles {
         h.join().unwrap();
     }
-    assert_eq!(n.load(SeqCst), 2);
+    assert_eq!(n.load(SeqCst), threads);
 }
 
 /// Three threads each locking one shared mutex twice (two separate critical

@@ -17,19 +17,22 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+#[allow(dead_code)] // The per-point models are the compare bench's.
 mod sam {
     use samaritan::{sync, thread};
-    include!("models.rs");
+    include!("../compare/models.rs");
 }
 
+#[allow(dead_code)] // As above.
 mod shut {
     use shuttle::{sync, thread};
-    include!("models.rs");
+    include!("../compare/models.rs");
 }
 
+#[allow(dead_code)] // As above.
 mod lm {
     use loom::{sync, thread};
-    include!("models.rs");
+    include!("../compare/models.rs");
 }
 
 /// One tool's result on one model: executions, whether the search was
@@ -114,13 +117,7 @@ fn main() {
         ("fetch_add, 4 threads".into(), Some(24), || sam::fetch_add(4), || shut::fetch_add(4), || lm::fetch_add(4)),
         ("fetch_add, 5 threads".into(), Some(120), || sam::fetch_add(5), || shut::fetch_add(5), || lm::fetch_add(5)),
         ("mutex counter, 3 threads x 2 locks".into(), Some(90), sam::mutex_3x2, shut::mutex_3x2, lm::mutex_3x2),
-        (
-            "producer/consumer (condvar)".into(),
-            None,
-            sam::producer_consumer,
-            shut::producer_consumer,
-            lm::producer_consumer,
-        ),
+        ("producer/consumer (condvar)".into(), None, sam::condvar, shut::condvar, lm::condvar),
     ];
     if !full {
         models.truncate(2);
