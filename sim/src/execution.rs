@@ -97,9 +97,12 @@ pub(crate) struct Execution {
     pub(crate) progress: Arc<Progress>,
     /// Actors whose stacks were abandoned at teardown.
     pub(crate) leaked: usize,
-    /// Whether the strategy cut this execution short as redundant
+    /// Whether the strategy found the rest of this execution redundant
     /// ([`ChoiceError::Redundant`]).
     pub(crate) pruned: bool,
+    /// While the rest of a redundant execution runs: the step at which it
+    /// is cut off instead ([`Execution::coast`]).
+    coast_until: Option<u64>,
     /// Abstract states the test named, across the whole exploration (not
     /// cleared between executions).
     pub(crate) states: HashSet<u64>,
@@ -142,6 +145,7 @@ impl Execution {
             progress,
             leaked: 0,
             pruned: false,
+            coast_until: None,
             states: HashSet::new(),
             last_location: None,
             race: Races::default(),
@@ -171,6 +175,7 @@ impl Execution {
         self.next_timer = u64::MAX;
         self.leaked = 0;
         self.pruned = false;
+        self.coast_until = None;
         self.race.reset();
         self.views.clear();
         self.enabled.clear();
@@ -219,7 +224,7 @@ impl Execution {
             }
             self.fairness.scheduled(me.index(), yielded);
         }
-        self.record(me, pending, 0, false);
+        self.record(me, pending, 0, false, true);
         self.actors[me.index()].yielded = yielded;
         true
     }
@@ -262,6 +267,8 @@ impl Execution {
         if self.steps >= self.config.max_steps {
             return self.end_at_bound();
         }
+        // Whether one actor could run at all, before fairness filters.
+        let alone = self.enabled.len() == 1;
         if track {
             self.fairness.settle();
             if self.fairness.has_edges() {
@@ -293,7 +300,7 @@ impl Execution {
         if fair && (yielded || track) {
             self.fairness.scheduled(chosen.index(), yielded);
         }
-        self.record_outlined(chosen, pending, 0, !yielding && current.is_some_and(|c| c != chosen));
+        self.record_outlined(chosen, pending, 0, !yielding && current.is_some_and(|c| c != chosen), alone);
         self.set_pending(chosen, None);
         let actor = &mut self.actors[chosen.index()];
         actor.status = Status::Running;
@@ -386,6 +393,10 @@ impl Execution {
     #[cold]
     #[inline(never)]
     fn end_at_bound(&mut self) -> Next {
+        if self.coast_until.is_some() {
+            // A redundant execution is never a verdict of its own.
+            return Next::End;
+        }
         let steps = self.config.max_steps;
         let outcome = if self.config.fair && self.config.tracing {
             self.divergence(steps)
@@ -435,6 +446,9 @@ impl Execution {
     /// a failure and returns `None` when it cannot.
     #[inline(never)]
     fn ask_strategy(&mut self, current: Option<ActorId>, yielding: bool) -> Option<ActorId> {
+        if let Some(until) = self.coast_until {
+            return (self.steps < until).then(|| self.coast_choice(current));
+        }
         let point = SchedulePoint { step: self.steps, current, enabled: &self.enabled, actors: &self.views, yielding };
         // SAFETY: the strategy outlives the execution (`explore` owns both)
         // and nothing else touches it while the execution runs.
@@ -453,14 +467,33 @@ impl Execution {
                 None
             }
             Err(ChoiceError::Redundant) => {
-                self.pruned = true;
-                None
+                self.coast();
+                Some(self.coast_choice(current))
             }
             Err(err) => {
                 self.outcome = Some(self.choice_failure(err));
                 None
             }
         }
+    }
+
+    /// The rest of this execution is redundant: it runs on without the
+    /// strategy, every decision the default one ([`Execution::coast_choice`],
+    /// every data choice 0), and counts as pruned. Running on costs less
+    /// than tearing the actors down, which unwinds their stacks; an
+    /// execution that runs on for as many steps again as it had taken (and
+    /// at least 1024) is cut off after all. Every decision it takes is one
+    /// the strategy could have taken, within any preemption bound it keeps:
+    /// a failure it reaches is a failure of the program.
+    fn coast(&mut self) {
+        self.pruned = true;
+        self.coast_until = Some(self.steps + self.steps.max(1024));
+    }
+
+    /// The default decision: the running actor goes on if it may (no
+    /// preemption), else the first enabled actor.
+    fn coast_choice(&self, current: Option<ActorId>) -> ActorId {
+        current.unwrap_or(self.enabled[0])
     }
 
     /// Makes a data choice for the running actor.
@@ -473,54 +506,54 @@ impl Execution {
             return Some(0);
         }
         let actor = self.current.expect("a data choice is made by a running actor");
-        let point = ChoicePoint { step: self.steps, actor, alternatives, location };
-        // SAFETY: as in `decide`.
-        match unsafe { (*self.strategy).choose_value(&point) } {
-            Ok(value) if value < alternatives => {
-                self.schedule.push(value as u32);
-                let pending = Pending { op: Op::Choose, object: None, location };
-                self.record_outlined(actor, pending, value as u32, false);
-                Some(value)
+        let value = if self.coast_until.is_some() {
+            0
+        } else {
+            let point = ChoicePoint { step: self.steps, actor, alternatives, location };
+            // SAFETY: as in `decide`.
+            match unsafe { (*self.strategy).choose_value(&point) } {
+                Ok(value) if value < alternatives => value,
+                Ok(value) => {
+                    let detail = format!("choice {value} is out of range (0..{alternatives})");
+                    self.outcome = Some(Outcome::ScheduleMismatch { step: self.steps, detail });
+                    return None;
+                }
+                Err(ChoiceError::Redundant) => {
+                    self.coast();
+                    0
+                }
+                Err(err) => {
+                    self.outcome = Some(self.choice_failure(err));
+                    return None;
+                }
             }
-            Ok(value) => {
-                let detail = format!("choice {value} is out of range (0..{alternatives})");
-                self.outcome = Some(Outcome::ScheduleMismatch { step: self.steps, detail });
-                None
-            }
-            Err(ChoiceError::Redundant) => {
-                // The actor goes on with 0 up to its next scheduling point,
-                // where the execution ends (an outcome is set) uncounted.
-                self.pruned = true;
-                self.outcome = Some(Outcome::Pass);
-                None
-            }
-            Err(err) => {
-                self.outcome = Some(self.choice_failure(err));
-                None
-            }
-        }
+        };
+        self.schedule.push(value as u32);
+        let pending = Pending::new(Op::Choose, None, location);
+        self.record_outlined(actor, pending, value as u32, false, false);
+        Some(value)
     }
 
     /// [`Execution::record`], not inlined: for `decide` and data choices,
     /// which are not the forced-step hot path and do not gain from it.
     #[inline(never)]
-    fn record_outlined(&mut self, actor: ActorId, pending: Pending, value: u32, preempt: bool) {
-        self.record(actor, pending, value, preempt);
+    fn record_outlined(&mut self, actor: ActorId, pending: Pending, value: u32, preempt: bool, alone: bool) {
+        self.record(actor, pending, value, preempt, alone);
     }
 
     /// Records a step: shows it to an observing strategy, traces it,
     /// counts it, and keeps what deadlock reports and the race detector
     /// need. Inlined into the forced-step path.
     #[inline]
-    fn record(&mut self, actor: ActorId, pending: Pending, value: u32, preempt: bool) {
-        if self.config.observed {
+    fn record(&mut self, actor: ActorId, pending: Pending, value: u32, preempt: bool, alone: bool) {
+        if self.config.observed && self.coast_until.is_none() {
             let peer = match pending.op {
                 // The child gets the next id (`start_actor` follows).
                 Op::Spawn => Some(ActorId::from_index(self.actors.len())),
                 Op::Join => pending.object.and_then(|o| self.objects[o.index()].actor),
                 _ => None,
             };
-            let step = Step { index: self.steps, actor, pending, value, preempt, peer };
+            let step = Step { index: self.steps, actor, pending, value, preempt, peer, alone };
             // SAFETY: as in `ask_strategy`.
             unsafe { (*self.strategy).on_step(&step) };
         }

@@ -38,7 +38,7 @@ pub mod rt;
 
 pub use explore::{explore, replay, Body, Config, Failure, Report};
 pub use minimize::{Shrink, Size};
-pub use op::{Access, ActorId, ObjectId, Op};
+pub use op::{Access, ActorId, Footprint, ObjectId, Op};
 pub use outcome::{BlockedActor, CycleStep, Deadlock, Outcome, RaceAccess};
 pub use schedule::{Replay, Schedule, TokenError, TOKEN_VERSION};
 pub use strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};

@@ -132,37 +132,30 @@ impl Op {
     }
 
     /// Returns how the operation touches its object, for the dependency
-    /// relation of partial-order reduction ([`Op::dependent`]).
+    /// relation of partial-order reduction ([`Footprint::dependent`]).
     pub fn access(self) -> Access {
         match self {
-            // Sleeping moves the virtual clock, and timers fire off it
-            // without a step of their own: conservatively, a sleep is
-            // dependent with everything.
-            Op::Sleep => Access::Global,
-            // A condition-variable wait releases its mutex inside the step
-            // on the condition variable (pre_wait; inspect paper, section
-            // 4.2): it touches an object it does not name.
-            Op::Wait => Access::Global,
             // Nothing shared changes (sequentially consistent simulation:
             // a fence orders nothing more); a spawn's effect on its child is
-            // a happens-before edge, not a conflict.
-            Op::Yield | Op::SpinLoop | Op::Fence | Op::Choose | Op::Spawn => Access::Local,
+            // a happens-before edge, not a conflict; a sleep touches the
+            // virtual clock only (`clock`).
+            Op::Yield | Op::SpinLoop | Op::Fence | Op::Choose | Op::Spawn | Op::Sleep => Access::Local,
             Op::Load => Access::Read,
             _ => Access::Write,
         }
     }
 
-    /// Returns whether two operations, by different actors, are dependent:
-    /// executing them in the other order may lead to a different state or
-    /// enable or disable something else (Flanagan and Godefroid's relation,
-    /// inspect-runtime-model-checking-dpor.txt, section 3). Operations on
-    /// different objects commute; on one object, only two reads commute.
-    pub fn dependent(a: (Op, Option<ObjectId>), b: (Op, Option<ObjectId>)) -> bool {
-        match (a.0.access(), b.0.access()) {
-            (Access::Global, _) | (_, Access::Global) => true,
-            (Access::Local, _) | (_, Access::Local) => false,
-            (Access::Read, Access::Read) => false,
-            _ => a.1.is_some() && a.1 == b.1,
+    /// Returns how the operation touches the virtual clock: a sleep moves
+    /// it, and so may every wait with a timeout (when it times out); a
+    /// poll reads it (an async sleep compares its deadline with it, and
+    /// the engine's timers fire off it). The clock is read nowhere else
+    /// (a read between two steps belongs to the step before it), so this
+    /// is all the dependency on time there is.
+    pub fn clock(self) -> Access {
+        match self {
+            Op::Sleep | Op::ParkTimeout | Op::WaitTimeout | Op::RecvTimeout => Access::Write,
+            Op::Poll => Access::Read,
+            _ => Access::Local,
         }
     }
 
@@ -250,7 +243,8 @@ impl Op {
     }
 }
 
-/// How an operation touches shared state (see [`Op::access`]).
+/// How an operation touches shared state (see [`Op::access`] and
+/// [`Op::clock`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
     /// Touches nothing another actor can observe.
@@ -260,8 +254,53 @@ pub enum Access {
     /// Changes its object (or may block on it): conflicts with every other
     /// operation on it.
     Write,
-    /// May affect anything (the virtual clock): conflicts with everything.
-    Global,
+}
+
+/// What one operation touches, for the dependency relation of
+/// partial-order reduction: its object (in the way [`Op::access`] says), a
+/// second object it changes ([`Pending::second`](crate::Pending::second):
+/// the mutex a condition-variable wait releases), and the virtual clock
+/// ([`Op::clock`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Footprint {
+    /// The operation.
+    pub op: Op,
+    /// The object it names.
+    pub object: Option<ObjectId>,
+    /// A second object it changes, if any.
+    pub second: Option<ObjectId>,
+}
+
+impl Footprint {
+    /// Returns whether two operations, by different actors, are dependent:
+    /// executing them in the other order may lead to a different state or
+    /// enable or disable something else (Flanagan and Godefroid's relation,
+    /// inspect-runtime-model-checking-dpor.txt, section 3). They are when
+    /// they touch one object and not both only read it (a second object
+    /// counts as written), or when both touch the virtual clock and one of
+    /// them moves it. Operations on different objects commute; so do a
+    /// wait and a notify on different condition variables, two sleeps'
+    /// clock moves and a lock step, sends to different channels.
+    pub fn dependent(self, other: Footprint) -> bool {
+        let conflict = |a: Access, b: Access| {
+            !matches!((a, b), (Access::Local, _) | (_, Access::Local) | (Access::Read, Access::Read))
+        };
+        for (o, a) in self.touches() {
+            for (p, b) in other.touches() {
+                if o == p && conflict(a, b) {
+                    return true;
+                }
+            }
+        }
+        conflict(self.op.clock(), other.op.clock())
+    }
+
+    /// The objects touched and how, the second object as a write.
+    pub fn touches(self) -> impl Iterator<Item = (ObjectId, Access)> {
+        let access = self.op.access();
+        let first = self.object.filter(|_| access != Access::Local).map(|o| (o, access));
+        first.into_iter().chain(self.second.map(|o| (o, Access::Write)))
+    }
 }
 
 impl fmt::Display for Op {

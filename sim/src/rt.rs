@@ -76,7 +76,16 @@ impl ObjectSlot {
 /// Announces `op` on `object` and returns once this actor may perform it.
 #[inline]
 pub fn step(op: Op, object: Option<ObjectId>, location: &'static Location<'static>) {
-    announce(Pending { op, object, location }, None);
+    announce(Pending::new(op, object, location), None);
+}
+
+/// Announces `op` on `object` that also changes `second` in the same step
+/// (a condition variable's wait releases its mutex), and returns once this
+/// actor may perform it. Naming `second` keeps partial-order reduction
+/// sound without making the step conflict with everything.
+#[inline]
+pub fn step_with(op: Op, object: Option<ObjectId>, second: ObjectId, location: &'static Location<'static>) {
+    announce(Pending { op, object, location, second: Some(second) }, None);
 }
 
 /// Announces `op` on `object`, which can proceed only while `ready()`
@@ -85,7 +94,7 @@ pub fn step(op: Op, object: Option<ObjectId>, location: &'static Location<'stati
 /// whenever the engine makes a decision, with the engine borrowed.
 #[inline]
 pub fn step_when(op: Op, object: Option<ObjectId>, location: &'static Location<'static>, ready: &dyn Fn() -> bool) {
-    announce(Pending { op, object, location }, Some(ready));
+    announce(Pending::new(op, object, location), Some(ready));
 }
 
 /// Operations an actor that is not unwinding may perform during teardown

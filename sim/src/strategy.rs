@@ -8,7 +8,7 @@
 
 use std::panic::Location;
 
-use crate::op::{ActorId, ObjectId, Op};
+use crate::op::{ActorId, Footprint, ObjectId, Op};
 use crate::outcome::Outcome;
 
 /// A pending operation: what an actor will do when it is next scheduled.
@@ -20,6 +20,22 @@ pub struct Pending {
     pub object: Option<ObjectId>,
     /// Where in the user's code the operation is.
     pub location: &'static Location<'static>,
+    /// A second object the operation changes besides `object`, for the
+    /// dependency relation ([`Footprint`]): the mutex a condition-variable
+    /// wait releases.
+    pub second: Option<ObjectId>,
+}
+
+impl Pending {
+    /// Builds a pending operation on `object`, changing no second object.
+    pub fn new(op: Op, object: Option<ObjectId>, location: &'static Location<'static>) -> Pending {
+        Pending { op, object, location, second: None }
+    }
+
+    /// Returns what the operation touches.
+    pub fn footprint(&self) -> Footprint {
+        Footprint { op: self.op, object: self.object, second: self.second }
+    }
 }
 
 /// What one actor looks like at a scheduling point.
@@ -103,13 +119,17 @@ pub struct Step {
     /// it creates; for a join on a thread's object, that thread (which
     /// has finished). Happens-before edges that no shared object carries.
     pub peer: Option<ActorId>,
+    /// Whether no other actor could have taken a step instead (whatever
+    /// the fair scheduler allows): the state before it had this one
+    /// successor. Never true of a data choice.
+    pub alone: bool,
 }
 
 impl Step {
     /// Builds a step that is not a data choice and preempts nobody (for
     /// strategies' own tests; the engine builds the real ones).
     pub fn new(index: u64, actor: ActorId, pending: Pending, peer: Option<ActorId>) -> Step {
-        Step { index, actor, pending, value: 0, preempt: false, peer }
+        Step { index, actor, pending, value: 0, preempt: false, peer, alone: false }
     }
 }
 
@@ -130,9 +150,12 @@ pub enum ChoiceError {
     },
     /// Every continuation of this execution is covered by executions
     /// explored elsewhere (a sleep set with nothing left awake, say): the
-    /// execution ends here (after a data choice: at the actor's next
-    /// scheduling point, the actor going on with value 0), uncounted as a
-    /// pass or a failure, and the report counts it as pruned.
+    /// engine runs the rest of it without asking the strategy again (each
+    /// decision the running actor if it may go on, else the first enabled
+    /// one; each data choice 0), shows the strategy none of its steps, and
+    /// the report counts it as pruned. Its outcome is kept only when it is
+    /// a failure of the program (which a sound strategy never leaves to
+    /// such an execution); one that would run on for long is cut off.
     Redundant,
 }
 

@@ -4,25 +4,57 @@
 //! Exploration" (por-for-context-bounded-search.txt). Sleep sets plus a
 //! bound are unsound (section 1, Fig. 1): a sleeping thread's branch may be
 //! covered only by an execution the bound pruned. Instead, states are
-//! happens-before graphs, remembered in a table `H`, and each step carries
-//! the least preemption count of any execution ending with it, `CB(s, t)`.
+//! happens-before graphs, remembered in a table `H`, and each step has a
+//! context bound `CB(s, t)`: the least preemption count of any execution
+//! ending with it.
 //!
 //! - Algorithm 2 (section 3.1), run statelessly: every scheduling point of
 //!   the running execution is a `Search(s)` frame; an alternative `t` is
-//!   taken only if `next(s, t)` is not in `H` and `CB(s, t) <= bound`. Only
-//!   `Mark` adds states: at the end of an execution (a terminal state) it
-//!   adds the state, then each prefix all of whose bounded successors are
-//!   in `H`, recursively (lines 15-22).
+//!   taken only if `next(s, t)` is not in `H` and the execution stays
+//!   within the bound. Only `Mark` adds states to `H`: at the end of an
+//!   execution (a terminal state) it adds the state, then each prefix all
+//!   of whose bounded successors are in `H`, recursively (lines 15-22).
+//! - The guard of line 9 counts the preemptions of the running execution
+//!   itself, not `CB(s, t)`. Since `CB(s, t)` is the least count of any
+//!   execution ending with the same step, every execution this search
+//!   runs is one that iterative context bounding runs at the same bound,
+//!   so it never runs more executions than ICB; and it still reaches
+//!   every state with `CB(s) <= bound` (by definition some execution
+//!   reaches `s` with `CB(s)` preemptions, and this search runs it unless
+//!   `H` prunes it). Pruning stays sound: `s` is in `H` only when every
+//!   terminal state reachable from it by steps with `CB <= bound` was
+//!   visited (the paper's `TerminalClosure`, kept by `Mark`), and each
+//!   step of a bounded continuation has `CB` at most its execution's
+//!   count.
 //! - States are hashed incrementally (section 3.3): an action is its actor,
-//!   its index in the actor, its operation, object and chosen value, and its
-//!   vector clock (which is what the paper's `<o, t, n, v, m>` tuple
+//!   its index in the actor, its operation, objects and chosen value, and
+//!   its vector clock (which is what the paper's `<o, t, n, v, m>` tuple
 //!   encodes, extended to operations that are not reads or writes); a state
 //!   is the XOR of its actions' hashes.
 //! - `CB(s, t)` by dynamic programming over prefixes with memoization
 //!   (section 3.2): `CB(s, t) = min over frontier threads t' of
 //!   CB(s - t', t') + (t' = t or t' not enabled in s ? 0 : 1)`, keyed by the
 //!   state's hash across executions. Switching away from an actor whose
-//!   last step was a yield is free, as in iterative context bounding.
+//!   last step was a yield is free, as in iterative context bounding. Only
+//!   `Mark` needs it.
+//! - Work is linear in the execution: `Mark` and `CB` run iteratively (no
+//!   recursion as deep as the execution) within a budget of prefixes per
+//!   execution proportional to its length. Past it `CB` answers 0 (a lower
+//!   bound: `Mark` then asks more successors to be in `H`) and `Mark`
+//!   stops: both only keep states out of `H`, the safe side.
+//!
+//! Beside `H`, a *budget table* remembers the scheduling points whose
+//! every continuation within the bound was explored (all their
+//! alternatives done: the depth-first search's own completion), keyed by
+//! the state, who may go on without a preemption there, and the
+//! preemptions spent on reaching it. Reaching the same state again with
+//! as much spent (or one more, when a different actor was running: that
+//! changes the cost of one switch at most) is then redundant: iterative
+//! context bounding with state caching. It needs no `CB`, and catches the
+//! equivalent interleavings that `Mark` cannot, when the prefixes `Mark`
+//! would need are not known to be all done. Executions that yield are
+//! left out of it (the fair scheduler's choices depend on more than the
+//! state).
 //!
 //! Prefixes that no execution visited need "is this thread enabled here?"
 //! answered without running the program. A thread that does not exist yet
@@ -30,32 +62,39 @@
 //! lock in the prefix; a join when the joined thread has finished; every
 //! operation that cannot block is. Other blocking operations are unknown,
 //! and each use takes the safe side: an unknown thread costs no preemption
-//! in `CB` (so `CB` is never overestimated and nothing within the bound is
-//! pruned), and must have its successor in `H` before `Mark` adds a prefix.
-//! Object and actor ids are numbered in creation order, so two equivalent
-//! executions that create objects in another order hash differently: the
-//! search then explores both (more executions, never fewer).
-
-use std::collections::{HashMap, HashSet};
+//! in `CB` (so `CB` is never overestimated), and must have its successor in
+//! `H` before `Mark` adds a prefix. Object and actor ids are numbered in
+//! creation order, so two equivalent executions that create objects in
+//! another order hash differently: the search then explores both (more
+//! executions, never fewer).
+//!
+//! Sound for what the engine treats as dependent (`Footprint::dependent`)
+//! and for terminating programs; under the fair scheduler `H` still speaks
+//! of every truly enabled successor, so fairness can only keep states out
+//! of it.
 
 use samaritan_sim::{
-    ActorId, ActorView, ChoiceError, ChoicePoint, ObjectId, Op, Outcome, SchedulePoint, Step, Strategy,
+    ActorId, ChoiceError, ChoicePoint, Footprint, ObjectId, Op, Outcome, SchedulePoint, Step, Strategy,
 };
 
-use crate::hb::{Clock, History};
+use crate::hb::{canonical, component, Clock, History};
+use crate::table::{Map, Set};
 
-/// Work allowed for one `CB` computation or one `Mark` walk, in prefixes
-/// visited; past it `CB` falls back to 0 (explore) and `Mark` stops (keep
-/// less in `H`): both the safe side, at the cost of reduction.
-const PREFIX_BUDGET: usize = 200_000;
+/// Prefixes `Mark` and `CB` may visit per execution step, beyond a fixed
+/// allowance ([`MARK_BASE`]): the work stays linear in the execution.
+const MARK_PER_STEP: usize = 16;
 
-/// One alternative at a node: an actor or a value, the hash of the state it
-/// leads to (when it can be predicted) and its preemption count.
+/// Prefixes `Mark` and `CB` may visit per execution however short it is.
+const MARK_BASE: usize = 4_096;
+
+/// One alternative at a node: an actor or a value, and the hash of the
+/// state it leads to (when it can be predicted).
 #[derive(Clone, Copy, Debug)]
 struct Alt {
     id: u32,
     next: Option<u64>,
-    cb: u32,
+    /// Preemptions spent once it is taken.
+    spent: u32,
 }
 
 /// A `Search(s)` frame.
@@ -67,6 +106,43 @@ struct Node {
     /// Index into `alts` of the alternative the current branch takes.
     taken: usize,
     tried: Vec<usize>,
+    /// What the budget table records of this node's state once every
+    /// alternative is done, if it may.
+    budget: Option<Budgeted>,
+}
+
+/// A state as the budget table keys it: its hash, who may go on for free
+/// ([`switch_key`]), and the preemptions spent on reaching it.
+#[derive(Clone, Copy, Debug)]
+struct Budgeted {
+    state: u64,
+    key: u32,
+    spent: u32,
+}
+
+/// Who may go on at a scheduling point without a preemption: `0` when
+/// every switch is free (nobody runs, or the running actor just yielded),
+/// else the running actor's index plus one.
+fn switch_key(point: &SchedulePoint<'_>) -> u32 {
+    match point.current {
+        Some(c) if !point.yielding => c.index() as u32 + 1,
+        _ => 0,
+    }
+}
+
+/// A frame of the iterative `CB` computation: `CB(cut, t)`.
+#[derive(Debug)]
+struct CbFrame {
+    cut: Vec<u32>,
+    t: usize,
+    key: (u64, u32),
+    frontier: Vec<usize>,
+    next: usize,
+    best: u32,
+    /// The cost to add to the child being computed: 0 or 1.
+    add: u32,
+    /// Whether every value below was computed within the budget.
+    exact: bool,
 }
 
 /// Preemption-bounded search with partial-order reduction (`cb-por`).
@@ -81,25 +157,38 @@ pub struct CbPor {
     prefix: Vec<Vec<u64>>,
     /// The running execution's state hash.
     hash: u64,
+    /// Preemptions of the running execution so far.
+    preemptions: u32,
+    /// Each object's name in state hashes ([`CbPor::name`]), by id.
+    names: Vec<Option<u64>>,
     /// Alternatives of the data choices of the running execution, by step.
-    choices: HashMap<usize, u32>,
+    choices: Map<usize, u32>,
     /// `H`: states every bounded terminal continuation of which was explored.
-    visited: HashSet<u64>,
+    visited: Set<u64>,
     /// `CB(s, t)` by `(hash of s, t)`.
-    memo: HashMap<(u64, u32), u32>,
-    /// The running execution reached a state in `H` by a forced step.
+    memo: Map<(u64, u32), u32>,
+    /// The budget table: `(state, switch key)` to the fewest preemptions
+    /// spent on reaching it when every continuation within the bound from
+    /// there had been explored.
+    budgets: Map<(u64, u32), u32>,
+    /// The same, whatever the switch key.
+    budgets_any: Map<u64, u32>,
+    /// The running execution took a yield: the fair scheduler may filter
+    /// from here on, so the budget table is neither read nor written.
+    yielded: bool,
+    /// The running execution reached a state in `H`.
     blocked: bool,
     /// The running execution was cut short as redundant.
     cut_short: bool,
     /// Each actor's pending operation at the latest scheduling point: its
     /// next step in every prefix that holds all its events.
-    pending: Vec<Option<(Op, Option<ObjectId>)>>,
+    pending: Vec<Option<Footprint>>,
     started: bool,
     exhausted: bool,
     /// Whether some alternative was left out for exceeding the bound.
     cut_by_bound: bool,
-    /// Prefixes visited by the `CB` or `Mark` computation running now.
-    work: usize,
+    /// Prefixes `Mark` and `CB` may still visit in this execution's `Mark`.
+    budget: usize,
 }
 
 impl CbPor {
@@ -112,16 +201,21 @@ impl CbPor {
             history: History::default(),
             prefix: Vec::new(),
             hash: 0,
-            choices: HashMap::new(),
-            visited: HashSet::new(),
-            memo: HashMap::new(),
+            preemptions: 0,
+            names: Vec::new(),
+            choices: Map::default(),
+            visited: Set::default(),
+            memo: Map::default(),
+            budgets: Map::default(),
+            budgets_any: Map::default(),
+            yielded: false,
             blocked: false,
             cut_short: false,
             pending: Vec::new(),
             started: false,
             exhausted: false,
             cut_by_bound: false,
-            work: 0,
+            budget: 0,
         }
     }
 
@@ -151,12 +245,8 @@ impl CbPor {
 
     /// Whether actor `a` can take its next step in the prefix `cut`:
     /// `Some` when known, `None` when it depends on state the prefix does
-    /// not show. `views` gives the truth for the full cut at a scheduling
-    /// point.
-    fn enabled_at(&self, cut: &[u32], a: usize, views: Option<&[ActorView]>) -> Option<bool> {
-        if let Some(views) = views {
-            return Some(views.get(a).is_some_and(|v| v.enabled));
-        }
+    /// not show.
+    fn enabled_at(&self, cut: &[u32], a: usize) -> Option<bool> {
         if !self.exists(cut, a) {
             return Some(false);
         }
@@ -169,7 +259,7 @@ impl CbPor {
             }
             // Its operation pending now, or none: it has finished.
             None => match self.pending.get(a).copied().flatten() {
-                Some((op, object)) => (op, object, None),
+                Some(fp) => (fp.op, fp.object, None),
                 None => return Some(false),
             },
         };
@@ -193,33 +283,62 @@ impl CbPor {
         Some(held)
     }
 
-    /// `CB(cut, t)` (section 3.2), memoized by the prefix's hash.
-    fn cb(&mut self, cut: &mut Vec<u32>, t: usize, views: Option<&[ActorView]>) -> u32 {
+    /// Opens a frame of the `CB` computation for `CB(cut, t)`, or returns
+    /// its value when it needs none: `(value, exact)`.
+    fn cb_frame(&mut self, cut: Vec<u32>, t: usize) -> Result<CbFrame, (u32, bool)> {
         if cut.iter().all(|&k| k == 0) {
-            return 0;
+            return Err((0, true));
         }
-        let key = (self.cut_hash(cut), t as u32);
+        let key = (self.cut_hash(&cut), t as u32);
         if let Some(&known) = self.memo.get(&key) {
-            return known;
+            return Err((known, true));
         }
-        self.work += 1;
-        if self.work > PREFIX_BUDGET {
-            return 0;
+        if self.budget == 0 {
+            return Err((0, false));
         }
-        let mut best = u32::MAX;
-        for f in self.frontier(cut) {
-            let last = &self.history.events[self.event_of(f, cut[f] - 1)];
-            let free = f == t || last.op.is_yield() || self.enabled_at(cut, f, views) != Some(true);
-            cut[f] -= 1;
-            let before = self.cb(cut, f, None);
-            cut[f] += 1;
-            best = best.min(before + u32::from(!free));
+        self.budget -= 1;
+        let frontier = self.frontier(&cut);
+        Ok(CbFrame { cut, t, key, frontier, next: 0, best: u32::MAX, add: 0, exact: true })
+    }
+
+    /// `CB(cut, t)` (section 3.2), memoized by the prefix's hash, computed
+    /// with an explicit stack within the budget (0 past it, a lower bound).
+    fn cb(&mut self, cut: &[u32], t: usize) -> u32 {
+        let mut stack = match self.cb_frame(cut.to_vec(), t) {
+            Ok(frame) => vec![frame],
+            Err((value, _)) => return value,
+        };
+        let mut returned: Option<(u32, bool)> = None;
+        loop {
+            let top = stack.last_mut().expect("the stack holds the frame being computed");
+            if let Some((value, exact)) = returned.take() {
+                top.best = top.best.min(value.saturating_add(top.add));
+                top.exact &= exact;
+            }
+            if top.next < top.frontier.len() {
+                let f = top.frontier[top.next];
+                top.next += 1;
+                let (mut child, t) = (top.cut.clone(), top.t);
+                let last = &self.history.events[self.event_of(f, child[f] - 1)];
+                let free = f == t || last.op.is_yield() || self.enabled_at(&child, f) != Some(true);
+                child[f] -= 1;
+                stack.last_mut().expect("still there").add = u32::from(!free);
+                match self.cb_frame(child, f) {
+                    Ok(frame) => stack.push(frame),
+                    Err(done) => returned = Some(done),
+                }
+                continue;
+            }
+            let frame = stack.pop().expect("still there");
+            let best = if frame.best == u32::MAX { 0 } else { frame.best };
+            if frame.exact {
+                self.memo.insert(frame.key, best);
+            }
+            if stack.is_empty() {
+                return best;
+            }
+            returned = Some((best, frame.exact));
         }
-        let best = if best == u32::MAX { 0 } else { best };
-        if self.work <= PREFIX_BUDGET {
-            self.memo.insert(key, best);
-        }
-        best
     }
 
     /// The actors whose last event in `cut` no other event of `cut`
@@ -231,8 +350,8 @@ impl CbPor {
                     let seq = cut[f];
                     (0..cut.len()).all(|a| {
                         a == f || cut[a] == 0 || {
-                            let last = &self.history.events[self.event_of(a, cut[a] - 1)];
-                            last.clock.get(ActorId::from_index(f)) < seq
+                            let last = self.event_of(a, cut[a] - 1);
+                            component(self.history.clock_of(last), ActorId::from_index(f)) < seq
                         }
                     })
                 }
@@ -240,80 +359,109 @@ impl CbPor {
             .collect()
     }
 
-    /// The hash of the action actor `a` takes next from `cut`: `op` on
-    /// `object` with `value`, `peer` for a join.
-    fn action_at(
-        &self,
-        cut: &[u32],
-        a: usize,
-        op: Op,
-        object: Option<ObjectId>,
-        value: u32,
-        peer: Option<ActorId>,
-    ) -> u64 {
+    /// The hash of the action actor `a` takes next from the prefix `cut`
+    /// (`None`: every event so far): `fp` with `value`, `peer` for a join.
+    fn action_at(&self, cut: Option<&[u32]>, a: usize, fp: Footprint, value: u32, peer: Option<ActorId>) -> u64 {
         let actor = ActorId::from_index(a);
-        let taken = cut.get(a).copied().unwrap_or(0);
+        let taken = match cut {
+            Some(cut) => cut.get(a).copied().unwrap_or(0),
+            None => self.history.of_actor(actor).len() as u32,
+        };
         let mut clock = match taken {
             0 => self.history.start_clock(actor),
-            k => self.history.events[self.event_of(a, k - 1)].clock.clone(),
+            k => {
+                let mut c = Clock::default();
+                c.join(self.history.clock_of(self.event_of(a, k - 1)));
+                c
+            }
         };
         clock.set(actor, taken + 1);
-        for p in self.history.predecessors_within(op, object, Some(cut)) {
-            clock.join(&self.history.events[p].clock);
+        for p in self.history.predecessors_within(fp, cut) {
+            clock.join(self.history.clock_of(p));
         }
-        if let (Op::Join, Some(p)) = (op, peer) {
-            let done = cut.get(p.index()).copied().unwrap_or(0);
+        if let (Op::Join, Some(p)) = (fp.op, peer) {
+            let done = match cut {
+                Some(cut) => cut.get(p.index()).copied().unwrap_or(0),
+                None => self.history.of_actor(p).len() as u32,
+            };
             if done > 0 {
-                clock.join(&self.history.events[self.event_of(p.index(), done - 1)].clock.clone());
+                clock.join(self.history.clock_of(self.event_of(p.index(), done - 1)));
             }
         }
-        action_hash(actor, taken + 1, op, object, value, &clock)
+        let objects = [fp.object, fp.second].map(|o| o.map(|o| self.name(o, actor, taken + 1)));
+        action_hash(actor, taken + 1, fp.op, objects, value, clock.as_slice())
+    }
+
+    /// The name an object goes by in state hashes: the actor and event
+    /// (index in the actor) that first touched it in this execution, or
+    /// that would, for an object not touched yet. Ids number objects in
+    /// the order of their first use in the whole execution, so two
+    /// interleavings of independent steps that first touch two objects in
+    /// the other order number them apart; this name does not.
+    fn name(&self, object: ObjectId, actor: ActorId, seq: u32) -> u64 {
+        self.names.get(object.index()).copied().flatten().unwrap_or_else(|| u64::from(seq) << 32 | actor.index() as u64)
     }
 
     /// The hashes of the states actor `a`'s next step from `cut` can lead
     /// to (one per value of a data choice), in a terminal execution.
     fn successors(&self, cut: &[u32], a: usize) -> Vec<u64> {
         let base = self.cut_hash(cut);
-        let taken = cut[a];
-        let i = self.event_of(a, taken);
+        let i = self.event_of(a, cut[a]);
         let e = &self.history.events[i];
         let values = self.choices.get(&i).copied().unwrap_or(1).max(1);
         (0..values)
             .map(|v| {
                 let value = if e.op == Op::Choose { v } else { e.value };
-                base ^ self.action_at(cut, a, e.op, e.object, value, e.peer)
+                base ^ self.action_at(Some(cut), a, e.footprint(), value, e.peer)
             })
             .collect()
     }
 
-    /// `Mark(s)` (Algorithm 2, lines 15-22) on the prefix `cut` of the
-    /// terminal state of the running execution.
-    fn mark(&mut self, cut: &mut Vec<u32>) {
-        self.visited.insert(self.cut_hash(cut));
-        for f in self.frontier(cut) {
-            self.work += 1;
-            if self.work > PREFIX_BUDGET {
+    /// `Mark(s)` (Algorithm 2, lines 15-22) on the terminal state of the
+    /// running execution, with an explicit stack in place of recursion.
+    fn mark(&mut self) {
+        struct Frame {
+            cut: Vec<u32>,
+            frontier: Vec<usize>,
+            next: usize,
+        }
+        let enter = |me: &mut CbPor, cut: Vec<u32>| -> Frame {
+            me.visited.insert(me.cut_hash(&cut));
+            let frontier = me.frontier(&cut);
+            Frame { cut, frontier, next: 0 }
+        };
+        let mut stack = vec![enter(self, self.full_cut())];
+        while let Some(top) = stack.last_mut() {
+            if top.next == top.frontier.len() {
+                stack.pop();
+                continue;
+            }
+            if self.budget == 0 {
                 return;
             }
-            cut[f] -= 1;
-            let hash = self.cut_hash(cut);
-            if !self.visited.contains(&hash) && self.cb(cut, f, None) <= self.bound && self.all_successors_done(cut) {
-                self.mark(cut);
+            self.budget -= 1;
+            let f = top.frontier[top.next];
+            top.next += 1;
+            let mut x = top.cut.clone();
+            x[f] -= 1;
+            let hash = self.cut_hash(&x);
+            if !self.visited.contains(&hash) && self.cb(&x, f) <= self.bound && self.all_successors_done(&x) {
+                let frame = enter(self, x);
+                stack.push(frame);
             }
-            cut[f] += 1;
         }
     }
 
     /// Line 18: every enabled thread's successor of `cut` is in `H` or
     /// beyond the bound (a thread whose enabledness is unknown counts as
     /// enabled).
-    fn all_successors_done(&mut self, cut: &mut Vec<u32>) -> bool {
+    fn all_successors_done(&mut self, cut: &[u32]) -> bool {
         for a in 0..cut.len() {
-            if self.enabled_at(cut, a, None) == Some(false) {
+            if self.enabled_at(cut, a) == Some(false) {
                 continue;
             }
             let successors = self.successors(cut, a);
-            if successors.iter().any(|h| !self.visited.contains(h)) && self.cb(cut, a, None) <= self.bound {
+            if successors.iter().any(|h| !self.visited.contains(h)) && self.cb(cut, a) <= self.bound {
                 return false;
             }
         }
@@ -321,21 +469,51 @@ impl CbPor {
     }
 
     /// Adds a node for a scheduling point with these alternatives and
-    /// takes the first that passes the guard of line 9.
-    fn push_node(&mut self, value: bool, alts: Vec<Alt>) -> Option<u32> {
-        let taken = alts.iter().position(|alt| self.open(alt))?;
+    /// takes the first that passes the guard of line 9; with none, records
+    /// the point in the budget table (every continuation is covered).
+    fn push_node(&mut self, value: bool, alts: Vec<Alt>, budget: Option<Budgeted>) -> Option<u32> {
+        let Some(taken) = alts.iter().position(|alt| self.open(alt)) else {
+            if let Some(b) = budget {
+                self.record(b);
+            }
+            return None;
+        };
         let id = alts[taken].id;
-        self.nodes.push(Node { value, alts, taken, tried: vec![taken] });
+        self.nodes.push(Node { value, alts, taken, tried: vec![taken], budget });
         Some(id)
     }
 
-    /// The guard of Algorithm 2, line 9: not in `H` and within the bound.
+    /// The guard of Algorithm 2, line 9: within the bound and not in `H`
+    /// (nor covered by the budget table).
     fn open(&mut self, alt: &Alt) -> bool {
-        if alt.cb > self.bound {
+        if alt.spent > self.bound {
             self.cut_by_bound = true;
             return false;
         }
-        alt.next.is_none_or(|h| !self.visited.contains(&h))
+        alt.next.is_none_or(|h| !self.visited.contains(&h) && (self.yielded || !self.covered(h, None, alt.spent)))
+    }
+
+    /// Records in the budget table that every continuation within the
+    /// bound from `b`'s state was explored.
+    fn record(&mut self, b: Budgeted) {
+        let exact = self.budgets.entry((b.state, b.key)).or_insert(u32::MAX);
+        *exact = (*exact).min(b.spent);
+        let any = self.budgets_any.entry(b.state).or_insert(u32::MAX);
+        *any = (*any).min(b.spent);
+    }
+
+    /// Whether the budget table covers a state reached with `spent`
+    /// preemptions and switch key `key` (`None` when not known yet: the
+    /// key of a successor is known only at its own scheduling point). An
+    /// exploration from the state with a key that charges no more (the
+    /// same key, or `0`) and no more spent covers it; with another key it
+    /// needs one preemption less, since a key changes the cost of the
+    /// first switch only.
+    fn covered(&self, state: u64, key: Option<u32>, spent: u32) -> bool {
+        let at = |k: u32| self.budgets.get(&(state, k)).is_some_and(|&p| p <= spent);
+        at(0)
+            || key.is_some_and(|k| k != 0 && at(k))
+            || self.budgets_any.get(&state).is_some_and(|&p| p.saturating_add(1) <= spent)
     }
 
     fn grow(&mut self, a: usize) {
@@ -373,13 +551,15 @@ fn can_block(op: Op) -> bool {
 
 /// A 64-bit hash of one action (section 3.3's universal hash, here a fixed
 /// mix of its fields: the same action hashes the same in every execution).
-fn action_hash(actor: ActorId, n: u32, op: Op, object: Option<ObjectId>, value: u32, clock: &Clock) -> u64 {
+fn action_hash(actor: ActorId, n: u32, op: Op, objects: [Option<u64>; 2], value: u32, clock: &[u32]) -> u64 {
     let mut h = mix(0x9e37_79b9_7f4a_7c15 ^ actor.index() as u64);
     h = mix(h ^ u64::from(n));
     h = mix(h ^ Op::ALL.iter().position(|&o| o == op).unwrap_or(0) as u64);
-    h = mix(h ^ object.map_or(u64::MAX, |o| o.index() as u64));
+    for object in objects {
+        h = mix(h ^ object.unwrap_or(u64::MAX));
+    }
     h = mix(h ^ u64::from(value));
-    for (i, &c) in clock.components().iter().enumerate() {
+    for (i, &c) in canonical(clock).iter().enumerate() {
         h = mix(h ^ ((i as u64) << 32 | u64::from(c)));
     }
     h
@@ -405,6 +585,9 @@ impl Strategy for CbPor {
         self.history.clear();
         self.prefix.clear();
         self.hash = 0;
+        self.preemptions = 0;
+        self.names.clear();
+        self.yielded = false;
         self.choices.clear();
         self.blocked = false;
         self.cut_short = false;
@@ -413,7 +596,8 @@ impl Strategy for CbPor {
             self.started = true;
             return true;
         }
-        // Back in the deepest `Search` frame with an open alternative.
+        // Back in the deepest `Search` frame with an open alternative; the
+        // frames done on the way are recorded in the budget table.
         while let Some(mut node) = self.nodes.pop() {
             let next = (0..node.alts.len()).find(|&i| !node.tried.contains(&i) && self.open(&node.alts[i]));
             if let Some(i) = next {
@@ -421,6 +605,9 @@ impl Strategy for CbPor {
                 node.tried.push(i);
                 self.nodes.push(node);
                 return true;
+            }
+            if let Some(b) = node.budget {
+                self.record(b);
             }
         }
         self.exhausted = true;
@@ -433,32 +620,31 @@ impl Strategy for CbPor {
             let fits = !node.value && point.enabled.iter().any(|a| a.index() as u32 == alt.id);
             return if fits { Ok(ActorId::from_index(alt.id as usize)) } else { Err(self.mismatch()) };
         }
-        if self.blocked {
+        let budget =
+            (!self.yielded).then(|| Budgeted { state: self.hash, key: switch_key(point), spent: self.preemptions });
+        if self.blocked || budget.is_some_and(|b| self.covered(b.state, Some(b.key), b.spent)) {
+            // Every continuation is explored already.
             self.cut_short = true;
             return Err(ChoiceError::Redundant);
         }
-        self.pending = point.actors.iter().map(|v| v.pending.map(|p| (p.op, p.object))).collect();
+        self.pending.clear();
+        self.pending.extend(point.actors.iter().map(|v| v.pending.map(|p| p.footprint())));
         // The running actor first: fewer preemptions first.
         let mut order: Vec<ActorId> = point.current.into_iter().collect();
         order.extend(point.enabled.iter().copied().filter(|&a| Some(a) != point.current));
-        let mut cut = self.full_cut();
         let mut alts = Vec::with_capacity(order.len());
         for a in order {
             self.grow(a.index());
-            if cut.len() <= a.index() {
-                cut.resize(a.index() + 1, 0);
-            }
             let pending = point.pending(a).expect("an enabled actor has a pending operation");
             // A join's peer is not known before it is taken: no prediction.
             let next = (pending.op != Op::Join)
-                .then(|| self.hash ^ self.action_at(&cut, a.index(), pending.op, pending.object, 0, None));
-            self.work = 0;
-            let cb = self.cb(&mut cut, a.index(), Some(point.actors));
-            alts.push(Alt { id: a.index() as u32, next, cb });
+                .then(|| self.hash ^ self.action_at(None, a.index(), pending.footprint(), 0, None));
+            let spent = self.preemptions + u32::from(point.preempts(a));
+            alts.push(Alt { id: a.index() as u32, next, spent });
         }
-        match self.push_node(false, alts) {
+        match self.push_node(false, alts, budget) {
             Some(id) => Ok(ActorId::from_index(id as usize)),
-            // Every continuation is in `H`: explored already.
+            // Every continuation is in `H`, covered, or beyond the bound.
             None => {
                 self.cut_short = true;
                 Err(ChoiceError::Redundant)
@@ -478,17 +664,14 @@ impl Strategy for CbPor {
         }
         let actor = point.actor.index();
         self.grow(actor);
-        let mut cut = self.full_cut();
-        if cut.len() <= actor {
-            cut.resize(actor + 1, 0);
-        }
+        let fp = Footprint { op: Op::Choose, object: None, second: None };
         let alts = (0..point.alternatives as u32)
             .map(|v| {
-                let next = self.hash ^ self.action_at(&cut, actor, Op::Choose, None, v, None);
-                Alt { id: v, next: Some(next), cb: 0 }
+                let next = self.hash ^ self.action_at(None, actor, fp, v, None);
+                Alt { id: v, next: Some(next), spent: self.preemptions }
             })
             .collect();
-        match self.push_node(true, alts) {
+        match self.push_node(true, alts, None) {
             Some(v) => Ok(v as usize),
             // Every value leads into `H`: explored already.
             None => {
@@ -509,23 +692,43 @@ impl Strategy for CbPor {
             self.grow(child.index());
         }
         let forced = self.nodes.len() == self.depth;
+        // A state with one successor continues the same whoever ran last:
+        // the budget table keys it with the free key.
+        let alone = (forced && step.alone && !self.yielded).then_some(Budgeted {
+            state: self.hash,
+            key: 0,
+            spent: self.preemptions,
+        });
+        self.preemptions += u32::from(step.preempt);
+        self.yielded |= step.pending.op.is_yield();
         let i = self.history.push(step);
         let e = &self.history.events[i];
-        let h = action_hash(e.actor, e.seq, e.op, e.object, e.value, &e.clock);
+        let objects = [e.object, e.second].map(|o| {
+            o.map(|o| {
+                if self.names.len() <= o.index() {
+                    self.names.resize(o.index() + 1, None);
+                }
+                *self.names[o.index()].get_or_insert(u64::from(e.seq) << 32 | e.actor.index() as u64)
+            })
+        });
+        let h = action_hash(e.actor, e.seq, e.op, objects, e.value, self.history.clock_of(i));
         let last = *self.prefix[a].last().expect("a prefix starts with 0");
         self.prefix[a].push(last ^ h);
         self.hash ^= h;
+        // A state in `H` (reached by a forced step, or by a choice whose
+        // successor could not be foretold: a join): the rest of this
+        // execution is redundant.
+        if self.visited.contains(&self.hash) {
+            self.blocked = true;
+        }
         if forced {
-            // The only enabled actor: a frame with one alternative. If its
-            // successor is in `H`, the rest of this execution is redundant.
-            if self.visited.contains(&self.hash) {
-                self.blocked = true;
-            }
+            // The only actor that could go: a frame with one alternative.
             self.nodes.push(Node {
                 value: false,
-                alts: vec![Alt { id: a as u32, next: Some(self.hash), cb: 0 }],
+                alts: vec![Alt { id: a as u32, next: Some(self.hash), spent: self.preemptions }],
                 taken: 0,
                 tried: vec![0],
+                budget: alone,
             });
         }
         self.depth += 1;
@@ -536,9 +739,8 @@ impl Strategy for CbPor {
         // cut short or failing is not terminal.
         if *outcome == Outcome::Pass && !self.blocked && !self.cut_short {
             self.pending.clear();
-            self.work = 0;
-            let mut cut = self.full_cut();
-            self.mark(&mut cut);
+            self.budget = MARK_BASE + MARK_PER_STEP * self.history.events.len();
+            self.mark();
         }
     }
 

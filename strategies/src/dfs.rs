@@ -17,66 +17,29 @@ use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, S
 
 use crate::pump::{prefer, Pump};
 
-/// One decision of a depth-first search: its alternatives and which one
-/// the running execution takes.
-#[derive(Debug)]
+/// One decision of a depth-first search: where its alternatives are in
+/// [`Frames::options`], and which one the running execution takes.
+#[derive(Clone, Copy, Debug)]
 struct Frame {
-    /// Alternatives in the order they are tried (actor indices or values).
-    options: Vec<u32>,
-    /// Index into `options` of the one taken now.
-    taken: usize,
+    /// Its alternatives are `options[start..start + len]`, in the order
+    /// they are tried (actor indices or values).
+    start: u32,
+    len: u32,
+    /// Index of the one taken now.
+    taken: u32,
     /// Hash of the alternatives' pending operations, to notice a replayed
     /// prefix that offers the same actors doing different things.
     signature: u64,
 }
 
-impl Frame {
-    fn new(options: Vec<u32>, signature: u64) -> Frame {
-        Frame { options, taken: 0, signature }
-    }
-
-    /// Checks that a replayed decision offers what it offered before.
-    fn check(&self, options: &[u32], signature: u64) -> Result<(), ChoiceError> {
-        if self.signature != signature {
-            return Err(ChoiceError::Nondeterminism {
-                detail: "replaying the same prefix, a thread announced a different operation than before".to_string(),
-            });
-        }
-        let mut seen = options.to_vec();
-        let mut known = self.options.clone();
-        seen.sort_unstable();
-        known.sort_unstable();
-        if seen != known {
-            return Err(ChoiceError::Nondeterminism {
-                detail: format!(
-                    "replaying the same prefix offered alternatives {seen:?} where the earlier execution had {known:?}"
-                ),
-            });
-        }
-        Ok(())
-    }
-
-    /// The alternative taken now.
-    fn choice(&self) -> u32 {
-        self.options[self.taken]
-    }
-
-    /// Moves to the next alternative; returns `false` when none is left.
-    fn advance(&mut self) -> bool {
-        if self.taken + 1 < self.options.len() {
-            self.taken += 1;
-            true
-        } else {
-            false
-        }
-    }
-}
-
 /// The stack of decisions of a depth-first search (what [`Dfs`] and the
 /// free choices of ICB walk): `frames[..depth]` are the running execution's.
+/// The alternatives of every frame live in one buffer, so a decision costs
+/// no allocation.
 #[derive(Debug, Default)]
 pub(crate) struct Frames {
     frames: Vec<Frame>,
+    options: Vec<u32>,
     depth: usize,
 }
 
@@ -89,6 +52,7 @@ impl Frames {
     /// Forgets every decision.
     pub(crate) fn clear(&mut self) {
         self.frames.clear();
+        self.options.clear();
         self.depth = 0;
     }
 
@@ -98,17 +62,45 @@ impl Frames {
         self.depth == self.frames.len()
     }
 
+    fn alternatives(&self, frame: Frame) -> &[u32] {
+        &self.options[frame.start as usize..(frame.start + frame.len) as usize]
+    }
+
     /// Takes the next decision: the known one when replaying (checking it
     /// offers what it did), else the first of `options`.
-    pub(crate) fn decide(&mut self, options: Vec<u32>, signature: u64) -> Result<u32, ChoiceError> {
-        if let Some(frame) = self.frames.get(self.depth) {
-            frame.check(&options, signature)?;
-        } else {
-            self.frames.push(Frame::new(options, signature));
+    pub(crate) fn decide(&mut self, options: &[u32], signature: u64) -> Result<u32, ChoiceError> {
+        match self.frames.get(self.depth).copied() {
+            Some(frame) => self.check(frame, options, signature)?,
+            None => {
+                let start = self.options.len() as u32;
+                self.options.extend_from_slice(options);
+                self.frames.push(Frame { start, len: options.len() as u32, taken: 0, signature });
+            }
         }
-        let choice = self.frames[self.depth].choice();
+        let frame = self.frames[self.depth];
         self.depth += 1;
-        Ok(choice)
+        Ok(self.options[(frame.start + frame.taken) as usize])
+    }
+
+    /// Checks that a replayed decision offers what it offered before.
+    fn check(&self, frame: Frame, options: &[u32], signature: u64) -> Result<(), ChoiceError> {
+        if frame.signature != signature {
+            return Err(ChoiceError::Nondeterminism {
+                detail: "replaying the same prefix, a thread announced a different operation than before".to_string(),
+            });
+        }
+        let known = self.alternatives(frame);
+        if known.len() != options.len() || !options.iter().all(|o| known.contains(o)) {
+            let (mut seen, mut known) = (options.to_vec(), known.to_vec());
+            seen.sort_unstable();
+            known.sort_unstable();
+            return Err(ChoiceError::Nondeterminism {
+                detail: format!(
+                    "replaying the same prefix offered alternatives {seen:?} where the earlier execution had {known:?}"
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// After an execution: advances the deepest decision that has an
@@ -117,23 +109,31 @@ impl Frames {
     pub(crate) fn backtrack(&mut self) -> bool {
         self.frames.truncate(self.depth);
         while let Some(frame) = self.frames.last_mut() {
-            if frame.advance() {
+            self.options.truncate((frame.start + frame.len) as usize);
+            if frame.taken + 1 < frame.len {
+                frame.taken += 1;
                 return true;
             }
+            self.options.truncate(frame.start as usize);
             self.frames.pop();
         }
         false
     }
 }
 
-/// The enabled actors at `point`, the one that ran last first (so the
-/// first alternative never preempts).
-pub(crate) fn current_first(point: &SchedulePoint<'_>) -> Vec<u32> {
+/// Puts the enabled actors at `point` in `options`, the one that ran last
+/// first (so the first alternative never preempts).
+pub(crate) fn current_first(point: &SchedulePoint<'_>, options: &mut Vec<u32>) {
     let current = point.current.map(ActorId::index);
-    let mut options: Vec<u32> = Vec::with_capacity(point.enabled.len());
+    options.clear();
     options.extend(current.map(|c| c as u32));
     options.extend(point.enabled.iter().map(|a| a.index()).filter(|&a| Some(a) != current).map(|a| a as u32));
-    options
+}
+
+/// Puts the values `0..point.alternatives` in `options`.
+pub(crate) fn values(point: &ChoicePoint, options: &mut Vec<u32>) {
+    options.clear();
+    options.extend(0..point.alternatives as u32);
 }
 
 /// What identifies a data choice when it is replayed.
@@ -158,6 +158,8 @@ pub struct Dfs {
     frames: Frames,
     done: bool,
     pump: Pump,
+    /// The alternatives of the decision being made.
+    options: Vec<u32>,
 }
 
 impl Dfs {
@@ -182,17 +184,18 @@ impl Strategy for Dfs {
         if point.enabled.len() == 1 {
             return Ok(point.enabled[0]);
         }
-        let mut options = current_first(point);
+        current_first(point, &mut self.options);
         if self.frames.is_new() {
-            prefer(&mut options, self.pump.predict());
+            prefer(&mut self.options, self.pump.predict());
         }
-        let choice = self.frames.decide(options, signature(point))?;
+        let choice = self.frames.decide(&self.options, signature(point))?;
         self.pump.record(point, choice);
         Ok(ActorId::from_index(choice as usize))
     }
 
     fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
-        Ok(self.frames.decide((0..point.alternatives as u32).collect(), value_signature(point))? as usize)
+        values(point, &mut self.options);
+        Ok(self.frames.decide(&self.options, value_signature(point))? as usize)
     }
 
     fn end_execution(&mut self, _outcome: &Outcome) {

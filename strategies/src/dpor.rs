@@ -24,7 +24,8 @@
 //!   its operation is taken. An execution whose choosable actors are all
 //!   asleep is cut short ([`ChoiceError::Redundant`]).
 //!
-//! Soundness holds for what the engine treats as dependent ([`Op::dependent`])
+//! Soundness holds for what the engine treats as dependent
+//! ([`Footprint::dependent`](samaritan_sim::Footprint::dependent))
 //! and for programs that terminate. Under the fair scheduler, programs that
 //! never yield are unaffected (the fair filter is inert until a yield);
 //! with yields, the search covers the fair executions the filter offers,
@@ -37,10 +38,10 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, ObjectId, Op, Outcome, Pending, SchedulePoint, Step, Strategy};
+use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, Pending, SchedulePoint, Step, Strategy};
 
 use crate::hapset::Coverage;
-use crate::hb::{Clock, History};
+use crate::hb::History;
 
 /// An operation an actor is about to take, with its object and location.
 type Next = (ActorId, Pending);
@@ -111,6 +112,8 @@ pub struct Dpor {
     exhausted: bool,
     /// The HaPSet coverage guiding the search, in [`Dpor::hapset`] mode.
     coverage: Option<Arc<Mutex<Coverage>>>,
+    /// Scratch space for the races of one step.
+    targets: Vec<usize>,
 }
 
 impl Dpor {
@@ -142,46 +145,43 @@ impl Dpor {
         self.nodes.push(Node { kind, chosen, pending, backtrack, done: Vec::new(), sleep, races: Vec::new() });
     }
 
-    /// Checks an operation of actor `p` (taken as event `j`, or still
-    /// pending when `j` is `None`) against the steps before it, and adds
-    /// backtrack points for the races found (Fig. 2, lines 21-31).
-    fn races(&mut self, p: ActorId, racing: Pending, j: Option<usize>, before: &Clock) {
+    /// Checks an operation of actor `p` about to be taken (or still
+    /// pending when the execution is cut short) against the steps before
+    /// it, and adds backtrack points for the races found (Fig. 2, lines
+    /// 21-31). Every dependent step since `p`'s previous one races with
+    /// it, and before that only the latest does.
+    fn races(&mut self, p: ActorId, racing: Pending) {
+        let history = &self.history;
+        let before = history.clock_now(p);
+        let locks = history.locks(p);
+        let end = history.events.len();
+        // `p`'s previous event (or its spawn).
+        let previous = history.of_actor(p).last().copied().or(history.spawned_at(p));
         let (op, object) = (racing.op, racing.object);
-        // The locks `p` held before the operation.
-        let locks = match j {
-            Some(j) => self.history.events[j].locks.clone(),
-            None => self.history.locks(p).map(<[ObjectId]>::to_vec),
-        };
-        let end = j.unwrap_or(self.history.events.len());
-        // `p`'s previous event (or its spawn): dependent steps after it
-        // all race with this one; before it, only the latest does.
-        let previous =
-            self.history.of_actor(p).iter().rev().find(|&&i| i < end).copied().or(self.history.spawned_at(p));
-        let mut targets = Vec::new();
-        self.history.each_dependent(op, object, |i| {
-            if i >= end {
-                return true;
-            }
-            let e = &self.history.events[i];
-            if e.actor == p
-                || self.history.happens_before(i, before)
-                || !History::may_coenable((e.op, e.object, e.locks.as_deref()), (op, object, locks.as_deref()))
-            {
-                return true;
-            }
-            targets.push(i);
-            previous.is_none_or(|prev| i > prev)
-        });
-        for i in targets {
-            self.add_backtrack(i, p, racing, end, before);
+        let mut targets = std::mem::take(&mut self.targets);
+        history.concurrent_dependents(
+            racing.footprint(),
+            before,
+            end,
+            previous,
+            |i| {
+                let e = &history.events[i];
+                History::may_coenable((e.op, e.object, history.locks_of(i)), (op, object, locks))
+            },
+            &mut targets,
+        );
+        for &i in &targets {
+            self.add_backtrack(i, p, racing, end);
         }
+        self.targets = targets;
     }
 
     /// Adds to the backtrack set of the state event `i` was taken from a
     /// thread that lets `p`'s operation `racing` come first (Fig. 2, lines
-    /// 26-31).
-    fn add_backtrack(&mut self, i: usize, p: ActorId, racing: Pending, end: usize, before: &Clock) {
+    /// 26-31); `p`'s state is the history's end, `end`.
+    fn add_backtrack(&mut self, i: usize, p: ActorId, racing: Pending, end: usize) {
         let Some(node) = self.nodes.get(i) else { return };
+        let before = self.history.clock_now(p);
         // E: `p` itself if it could run there, or a thread whose next step
         // after `i` happens before `p`'s operation.
         let mut candidates = Vec::new();
@@ -235,8 +235,7 @@ impl Dpor {
     fn pending_races(&mut self, point: &SchedulePoint<'_>) {
         for view in point.actors {
             if let Some(pending) = view.pending {
-                let before = self.history.clock(view.id).clone();
-                self.races(view.id, pending, None, &before);
+                self.races(view.id, pending);
             }
         }
     }
@@ -366,7 +365,6 @@ impl Strategy for Dpor {
     }
 
     fn on_step(&mut self, step: &Step) {
-        let (op, object) = (step.pending.op, step.pending.object);
         if self.nodes.len() == self.depth {
             // A forced step: the only actor that could go.
             if self.next_sleep.iter().any(|s| s.0 == step.actor) {
@@ -375,20 +373,17 @@ impl Strategy for Dpor {
             let pending = vec![(step.actor, step.pending)];
             self.push_node(Kind::Actor { enabled: vec![step.actor] }, step.actor.index() as u32, pending);
         }
-        let before = self.history.clock(step.actor).clone();
-        let j = self.history.push(step);
         if !self.blocked {
-            self.races(step.actor, step.pending, Some(j), &before);
+            self.races(step.actor, step.pending);
         }
+        self.history.push(step);
         // The sleep set of the next node: this node's sleepers whose
         // operation is independent of the step just taken.
         let node = &self.nodes[self.depth];
-        self.next_sleep = node
-            .sleep
-            .iter()
-            .copied()
-            .filter(|s| s.0 != step.actor && !Op::dependent((s.1.op, s.1.object), (op, object)))
-            .collect();
+        let taken = step.pending.footprint();
+        self.next_sleep.clear();
+        self.next_sleep
+            .extend(node.sleep.iter().copied().filter(|s| s.0 != step.actor && !s.1.footprint().dependent(taken)));
         self.depth += 1;
     }
 

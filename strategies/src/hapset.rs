@@ -141,8 +141,8 @@ impl Coverage {
 
     /// Adds the pairs of every event of an execution.
     pub(crate) fn add_execution(&mut self, history: &History) {
-        for event in &history.events {
-            for &p in &event.preds {
+        for (i, event) in history.events.iter().enumerate() {
+            for p in history.preds_of(i) {
                 let pred = &history.events[p];
                 self.pairs.insert(Pair {
                     event: Key::of(event),
@@ -169,15 +169,9 @@ impl Coverage {
         let key = Key::at(pending.location, pending.op);
         let at = at.min(history.events.len());
         // The prefix `0..at`, as how many events of each actor it holds.
-        let mut cut = Vec::new();
-        for e in &history.events[..at] {
-            if cut.len() <= e.actor.index() {
-                cut.resize(e.actor.index() + 1, 0);
-            }
-            cut[e.actor.index()] = e.seq;
-        }
+        let cut = history.prefix_cut(at);
         let mut created = false;
-        for p in history.predecessors_within(pending.op, pending.object, Some(&cut)) {
+        for p in history.predecessors_within(pending.footprint(), Some(&cut)) {
             let pred = &history.events[p];
             created = true;
             if !self.pairs.contains(&Pair { event: key.clone(), pred: Key::of(pred), remote: pred.actor != actor }) {
@@ -185,7 +179,7 @@ impl Coverage {
             }
         }
         if let Some(taken) = history.events.get(at) {
-            if taken.actor != actor && Op::dependent((taken.op, taken.object), (pending.op, pending.object)) {
+            if taken.actor != actor && taken.footprint().dependent(pending.footprint()) {
                 created = true;
                 if !self.pairs.contains(&Pair { event: Key::of(taken), pred: key, remote: true }) {
                     return true;
@@ -387,7 +381,7 @@ mod tests {
     fn step(index: u64, actor: usize, op: Op, location: &'static Location<'static>) -> Step {
         let object = (op != Op::Spawn).then_some(ObjectId::from_index(0));
         let peer = (op == Op::Spawn).then_some(ActorId::from_index(index as usize + 1));
-        Step::new(index, ActorId::from_index(actor), Pending { op, object, location }, peer)
+        Step::new(index, ActorId::from_index(actor), Pending::new(op, object, location), peer)
     }
 
     /// Main spawns two threads that each load then store one atomic, run
@@ -429,7 +423,7 @@ mod tests {
         let mut c = Coverage::new();
         c.add_execution(&h);
         let second = ActorId::from_index(2);
-        let pending = Pending { op: Op::Load, object: Some(ObjectId::from_index(0)), location: load };
+        let pending = Pending::new(Op::Load, Some(ObjectId::from_index(0)), load);
         // Thread 2 loading before thread 1's store (step 3): the store now
         // has a remote load before it, never seen.
         assert!(c.offers_new_pair(&h, 3, second, pending, []));
@@ -450,8 +444,8 @@ mod tests {
         // Wanted there for a race of its later operation with step 5: the
         // store after that operation is judged too.
         let e = &h.events[5];
-        let store = Pending { op: e.op, object: e.object, location: e.location };
-        let later = Pending { op: Op::Rmw, object: pending.object, location: here() };
+        let store = Pending::new(e.op, e.object, e.location);
+        let later = Pending::new(Op::Rmw, pending.object, here());
         assert!(reversed.offers_new_pair(&h, 5, third, pending, [(store, later)]));
         assert!(!reversed.offers_new_pair(&h, 5, third, pending, [(store, pending)]));
     }

@@ -4,37 +4,37 @@
 //! The relation is the one dynamic partial-order reduction works with
 //! (Flanagan and Godefroid; inspect-runtime-model-checking-dpor.txt,
 //! section 2.3): the transitive closure of program order, of dependency
-//! ([`Op::dependent`]) between steps of different actors in execution
-//! order, and of the edges no object carries (a spawn before its child's
-//! steps, a thread's steps before a join on it; [`Step::peer`]).
+//! ([`Footprint::dependent`]) between steps of different actors in
+//! execution order, and of the edges no object carries (a spawn before its
+//! child's steps, a thread's steps before a join on it; [`Step::peer`]).
+//!
+//! Every query costs what it finds, not what the execution did before, so
+//! that a step costs O(actors) amortized however long the execution is:
+//! each object (and the virtual clock) keeps its own lists of events, its
+//! writes apart, and each actor's latest read since the last write.
 //!
 //! Invariants:
-//! - `events[i]` is the `i`-th step of the execution; its clock is its
-//!   actor's vector clock just after it, so event `i` happens before a
-//!   state of actor `a` with clock `c` exactly when
-//!   `events[i].seq <= c[events[i].actor]`.
-//! - `objects[o]` lists, in order, the events on object `o`; `globals` the
-//!   events whose access is [`Access::Global`].
+//! - `events[i]` is the `i`-th step of the execution; its clock
+//!   ([`History::clock_of`]) is its actor's vector clock just after it, so
+//!   event `i` happens before a state of actor `a` with clock `c` exactly
+//!   when `events[i].seq <= c[events[i].actor]`.
+//! - The writes of one object are totally ordered by happens-before, and a
+//!   write happens after every earlier event on its object: so once a
+//!   write happens before a state, so does everything on its object before
+//!   it (the rule that lets a backward walk stop early).
 
-use std::collections::HashMap;
 use std::panic::Location;
 
-use samaritan_sim::{Access, ActorId, ObjectId, Op, Step};
+use samaritan_sim::{Access, ActorId, Footprint, ObjectId, Op, Step};
 
 /// A vector clock: per actor, how many of its events are known.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Clock(Vec<u32>);
 
 impl Clock {
-    /// Returns the components, without trailing zeros (a canonical form).
-    pub(crate) fn components(&self) -> &[u32] {
-        let len = self.0.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-        &self.0[..len]
-    }
-
     /// Returns actor `a`'s component.
     pub(crate) fn get(&self, a: ActorId) -> u32 {
-        self.0.get(a.index()).copied().unwrap_or(0)
+        component(&self.0, a)
     }
 
     pub(crate) fn set(&mut self, a: ActorId, value: u32) {
@@ -44,13 +44,53 @@ impl Clock {
         self.0[a.index()] = value;
     }
 
-    pub(crate) fn join(&mut self, other: &Clock) {
-        if self.0.len() < other.0.len() {
-            self.0.resize(other.0.len(), 0);
+    /// Raises every component to at least `other`'s.
+    pub(crate) fn join(&mut self, other: &[u32]) {
+        if self.0.len() < other.len() {
+            self.0.resize(other.len(), 0);
         }
-        for (mine, theirs) in self.0.iter_mut().zip(&other.0) {
-            *mine = (*mine).max(*theirs);
+        for (mine, &theirs) in self.0.iter_mut().zip(other) {
+            *mine = (*mine).max(theirs);
         }
+    }
+
+    /// The components.
+    pub(crate) fn as_slice(&self) -> &[u32] {
+        &self.0
+    }
+
+    /// Becomes a copy of `other`, reusing its memory.
+    fn copy_from(&mut self, other: &[u32]) {
+        self.0.clear();
+        self.0.extend_from_slice(other);
+    }
+}
+
+/// Actor `a`'s component of a clock given as a slice.
+pub(crate) fn component(clock: &[u32], a: ActorId) -> u32 {
+    clock.get(a.index()).copied().unwrap_or(0)
+}
+
+/// Returns `clock` without trailing zeros (a canonical form).
+pub(crate) fn canonical(clock: &[u32]) -> &[u32] {
+    let len = clock.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+    &clock[..len]
+}
+
+/// A run of a history's shared storage: `start..start + len`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    fn of<T>(data: &[T], start: usize) -> Span {
+        Span { start: start as u32, len: (data.len() - start) as u32 }
+    }
+
+    fn get<T>(self, data: &[T]) -> &[T] {
+        &data[self.start as usize..(self.start + self.len) as usize]
     }
 }
 
@@ -60,51 +100,108 @@ pub(crate) struct Event {
     pub(crate) actor: ActorId,
     pub(crate) op: Op,
     pub(crate) object: Option<ObjectId>,
+    /// The second object it changes ([`Footprint::second`]).
+    pub(crate) second: Option<ObjectId>,
     pub(crate) location: &'static Location<'static>,
     /// Its index among its actor's events, from 1.
     pub(crate) seq: u32,
-    /// Its actor's clock just after it.
-    pub(crate) clock: Clock,
-    /// Exclusive locks its actor held just before it, or `None` when they
-    /// cannot be known (see [`History::locks`]).
-    pub(crate) locks: Option<Vec<ObjectId>>,
-    /// Its immediate dependent predecessors: the latest earlier events it
-    /// depends on directly (the last conflicting write, the reads since,
-    /// the last global event), by index.
-    pub(crate) preds: Vec<usize>,
     /// The value chosen, for a data choice.
     pub(crate) value: u32,
     /// The spawned child or the joined thread ([`Step::peer`]).
     pub(crate) peer: Option<ActorId>,
+    clock: Span,
+    preds: Span,
+    /// Exclusive locks its actor held just before it; `None` when they
+    /// cannot be known (see [`History::locks`]).
+    locks: Option<Span>,
+}
+
+impl Event {
+    pub(crate) fn footprint(&self) -> Footprint {
+        Footprint { op: self.op, object: self.object, second: self.second }
+    }
+}
+
+/// The events that touched one object (or the virtual clock).
+#[derive(Clone, Debug, Default)]
+struct Touches {
+    /// Every one, in order.
+    all: Vec<u32>,
+    /// Those that wrote it, in order.
+    writes: Vec<u32>,
+    /// Each actor's latest read since the last write (one per actor).
+    reads: Vec<(ActorId, u32)>,
+}
+
+impl Touches {
+    fn clear(&mut self) {
+        self.all.clear();
+        self.writes.clear();
+        self.reads.clear();
+    }
+
+    fn record(&mut self, index: u32, actor: ActorId, access: Access) {
+        self.all.push(index);
+        match access {
+            Access::Write => {
+                self.writes.push(index);
+                self.reads.clear();
+            }
+            Access::Read => match self.reads.iter_mut().find(|(a, _)| *a == actor) {
+                Some(latest) => latest.1 = index,
+                None => self.reads.push((actor, index)),
+            },
+            Access::Local => {}
+        }
+    }
+
+    /// The events a new access of this kind depends on directly: the last
+    /// write, and for a write the latest read of each actor since.
+    fn predecessors(&self, access: Access, out: &mut Vec<u32>) {
+        if access == Access::Write {
+            out.extend(self.reads.iter().map(|r| r.1));
+        }
+        out.extend(self.writes.last().copied());
+    }
 }
 
 /// The events of one execution with their vector clocks.
 #[derive(Debug, Default)]
 pub(crate) struct History {
     pub(crate) events: Vec<Event>,
+    clock_data: Vec<u32>,
+    pred_data: Vec<u32>,
+    lock_data: Vec<ObjectId>,
     /// Each actor's clock now.
     clocks: Vec<Clock>,
     /// Each actor's events, by index.
     by_actor: Vec<Vec<usize>>,
     /// Exclusive locks each actor holds; `None` once unknown.
     held: Vec<Option<Vec<ObjectId>>>,
-    /// Events on each object, in order.
-    objects: HashMap<ObjectId, Vec<usize>>,
-    /// Events that conflict with everything.
-    globals: Vec<usize>,
+    /// Events by the object they touch, by object index.
+    objects: Vec<Touches>,
+    /// Events that touch the virtual clock.
+    time: Touches,
     /// The spawn event of each actor, by index.
     spawns: Vec<Option<usize>>,
+    /// A clock to build the next event's in.
+    scratch: Clock,
+    /// Predecessors gathered for the next event.
+    gathered: Vec<u32>,
 }
 
 impl History {
-    /// Forgets everything: a new execution starts.
+    /// Forgets everything: a new execution starts (the memory is kept).
     pub(crate) fn clear(&mut self) {
         self.events.clear();
+        self.clock_data.clear();
+        self.pred_data.clear();
+        self.lock_data.clear();
         self.clocks.clear();
-        self.by_actor.clear();
+        self.by_actor.iter_mut().for_each(Vec::clear);
         self.held.clear();
-        self.objects.clear();
-        self.globals.clear();
+        self.objects.iter_mut().for_each(Touches::clear);
+        self.time.clear();
         self.spawns.clear();
     }
 
@@ -112,24 +209,43 @@ impl History {
         let n = a.index() + 1;
         if self.clocks.len() < n {
             self.clocks.resize(n, Clock::default());
-            self.by_actor.resize(n, Vec::new());
             self.held.resize(n, Some(Vec::new()));
             self.spawns.resize(n, None);
         }
+        if self.by_actor.len() < n {
+            self.by_actor.resize(n, Vec::new());
+        }
     }
 
-    /// Returns actor `a`'s clock now (before its next event).
-    pub(crate) fn clock(&mut self, a: ActorId) -> &Clock {
-        self.grow(a);
-        &self.clocks[a.index()]
+    /// Returns actor `a`'s clock now, as a slice (empty for an actor not
+    /// seen yet).
+    pub(crate) fn clock_now(&self, a: ActorId) -> &[u32] {
+        self.clocks.get(a.index()).map_or(&[], Clock::as_slice)
+    }
+
+    /// Returns event `i`'s clock: its actor's, just after it.
+    pub(crate) fn clock_of(&self, i: usize) -> &[u32] {
+        self.events[i].clock.get(&self.clock_data)
+    }
+
+    /// Returns event `i`'s immediate dependent predecessors: the latest
+    /// earlier events it depends on directly (the last conflicting write,
+    /// each actor's latest read since), by index.
+    pub(crate) fn preds_of(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.events[i].preds.get(&self.pred_data).iter().map(|&p| p as usize)
+    }
+
+    /// Returns the exclusive locks event `i`'s actor held just before it,
+    /// if known.
+    pub(crate) fn locks_of(&self, i: usize) -> Option<&[ObjectId]> {
+        self.events[i].locks.map(|span| span.get(&self.lock_data))
     }
 
     /// Returns the exclusive locks actor `a` holds now, if known.
     ///
     /// Only blocking `lock` steps of actors that never poll are trusted: an
-    /// async lock future announces `lock` on every poll, acquired or not,
-    /// and a condition-variable wait gives its mutex up without a step on
-    /// it (both make the set unknown or empty, which is the safe side).
+    /// async lock future announces `lock` on every poll, acquired or not
+    /// (both make the set unknown or smaller, which is the safe side).
     pub(crate) fn locks(&self, a: ActorId) -> Option<&[ObjectId]> {
         self.held.get(a.index()).map_or(Some(&[]), Option::as_deref)
     }
@@ -139,7 +255,7 @@ impl History {
     /// recorded, or what it holds now when it has no next event.
     pub(crate) fn locks_after(&self, a: ActorId, k: usize) -> Option<&[ObjectId]> {
         match self.of_actor(a).get(k) {
-            Some(&next) => self.events[next].locks.as_deref(),
+            Some(&next) => self.locks_of(next),
             None => self.locks(a),
         }
     }
@@ -154,12 +270,21 @@ impl History {
     pub(crate) fn start_clock(&self, a: ActorId) -> Clock {
         match self.spawned_at(a) {
             Some(i) => {
-                let mut start = self.events[i].clock.clone();
+                let mut start = Clock(self.clock_of(i).to_vec());
                 start.set(a, 0);
                 start
             }
             None => Clock::default(),
         }
+    }
+
+    /// Returns the prefix of the first `at` events as a cut: per actor, how
+    /// many of its events it holds.
+    pub(crate) fn prefix_cut(&self, at: usize) -> Vec<u32> {
+        let mut cut: Vec<u32> = self.by_actor.iter().map(|events| events.partition_point(|&i| i < at) as u32).collect();
+        let len = canonical(&cut).len();
+        cut.truncate(len);
+        cut
     }
 
     /// Returns the index of the event that spawned actor `a`, if any.
@@ -169,41 +294,64 @@ impl History {
 
     /// Returns whether event `i` happens before the state of an actor
     /// whose clock is `clock`.
-    pub(crate) fn happens_before(&self, i: usize, clock: &Clock) -> bool {
+    pub(crate) fn happens_before(&self, i: usize, clock: &[u32]) -> bool {
         let e = &self.events[i];
-        e.seq <= clock.get(e.actor)
+        e.seq <= component(clock, e.actor)
     }
 
-    /// Calls `f` with every earlier event that `(op, object)` depends on,
-    /// latest first, until `f` returns `false`.
-    pub(crate) fn each_dependent(&self, op: Op, object: Option<ObjectId>, mut f: impl FnMut(usize) -> bool) {
-        let access = op.access();
-        if access == Access::Local {
-            return;
-        }
-        if access == Access::Global {
-            for i in (0..self.events.len()).rev() {
-                if Op::dependent((op, object), (self.events[i].op, self.events[i].object)) && !f(i) {
-                    return;
+    /// The lists of events a new operation with footprint `fp` may depend
+    /// on, with how it accesses each.
+    fn touched(&self, fp: Footprint) -> impl Iterator<Item = (&Touches, Access)> + '_ {
+        let objects = fp.touches().filter_map(|(o, access)| self.objects.get(o.index()).map(|t| (t, access)));
+        let time = (fp.op.clock() != Access::Local).then_some((&self.time, fp.op.clock()));
+        objects.chain(time)
+    }
+
+    /// Collects into `out`, latest first, the earlier events (before
+    /// `end`) that an operation with footprint `fp` of a state with clock
+    /// `before` depends on and that do not happen before that state, and
+    /// for which `accept` holds: every one after `floor`, and the latest
+    /// one at or before it. Walks back only as far as the first write that
+    /// happens before the state (see the module's invariants).
+    pub(crate) fn concurrent_dependents(
+        &self,
+        fp: Footprint,
+        before: &[u32],
+        end: usize,
+        floor: Option<usize>,
+        mut accept: impl FnMut(usize) -> bool,
+        out: &mut Vec<usize>,
+    ) {
+        out.clear();
+        for (touches, access) in self.touched(fp) {
+            let list = if access == Access::Read { &touches.writes } else { &touches.all };
+            for &i in list.iter().rev() {
+                let i = i as usize;
+                if i >= end {
+                    continue;
+                }
+                if self.happens_before(i, before) {
+                    // A write that happens before: so does all before it.
+                    if touches.writes.binary_search(&(i as u32)).is_ok() {
+                        break;
+                    }
+                    continue;
+                }
+                if !accept(i) {
+                    continue;
+                }
+                out.push(i);
+                if floor.is_some_and(|f| i <= f) {
+                    break;
                 }
             }
-            return;
         }
-        let on_object: &[usize] = object.and_then(|o| self.objects.get(&o)).map_or(&[], Vec::as_slice);
-        // Merge the object's events and the global ones, latest first.
-        let (mut a, mut b) = (on_object.len(), self.globals.len());
-        while a > 0 || b > 0 {
-            let take_object = b == 0 || (a > 0 && on_object[a - 1] > self.globals[b - 1]);
-            let i = if take_object {
-                a -= 1;
-                on_object[a]
-            } else {
-                b -= 1;
-                self.globals[b]
-            };
-            let e = &self.events[i];
-            if Op::dependent((op, object), (e.op, e.object)) && !f(i) {
-                return;
+        out.sort_unstable_by(|a, b| b.cmp(a));
+        out.dedup();
+        // Of those at or before the floor, only the latest stays.
+        if let Some(f) = floor {
+            if let Some(first) = out.iter().position(|&i| i <= f) {
+                out.truncate(first + 1);
             }
         }
     }
@@ -211,114 +359,133 @@ impl History {
     /// Appends `step`, computing its clock; returns its index.
     pub(crate) fn push(&mut self, step: &Step) -> usize {
         let actor = step.actor;
-        let (op, object) = (step.pending.op, step.pending.object);
+        let fp = step.pending.footprint();
         self.grow(actor);
         if let Some(peer) = step.peer {
             self.grow(peer);
         }
         let index = self.events.len();
-        let mut clock = self.clocks[actor.index()].clone();
+        let mut clock = std::mem::take(&mut self.scratch);
+        clock.copy_from(self.clocks[actor.index()].as_slice());
         let seq = clock.get(actor) + 1;
         clock.set(actor, seq);
-        if op == Op::Join {
-            if let Some(peer) = step.peer {
-                let theirs = self.clocks[peer.index()].clone();
-                clock.join(&theirs);
-            }
+        if let (Op::Join, Some(peer)) = (fp.op, step.peer) {
+            clock.join(self.clocks[peer.index()].as_slice());
         }
-        let preds = self.immediate_predecessors(op, object);
+        let mut preds = std::mem::take(&mut self.gathered);
+        self.gather_predecessors(fp, &mut preds);
+        let pred_start = self.pred_data.len();
         for &p in &preds {
-            clock.join(&self.events[p].clock);
+            clock.join(self.events[p as usize].clock.get(&self.clock_data));
+            self.pred_data.push(p);
         }
-        let locks = self.held[actor.index()].clone();
-        self.update_locks(actor, op, object);
-        if op == Op::Spawn {
+        self.gathered = preds;
+        let locks = self.held[actor.index()].as_ref().map(|held| {
+            let start = self.lock_data.len();
+            self.lock_data.extend_from_slice(held);
+            Span::of(&self.lock_data, start)
+        });
+        self.update_locks(actor, fp);
+        if fp.op == Op::Spawn {
             if let Some(child) = step.peer {
                 // The child starts knowing what its parent knew.
-                let mut start = clock.clone();
-                start.set(child, 0);
-                self.clocks[child.index()] = start;
+                self.clocks[child.index()].copy_from(clock.as_slice());
+                self.clocks[child.index()].set(child, 0);
                 self.spawns[child.index()] = Some(index);
             }
         }
-        self.clocks[actor.index()] = clock.clone();
+        self.clocks[actor.index()].copy_from(clock.as_slice());
         self.by_actor[actor.index()].push(index);
-        match op.access() {
-            Access::Global => self.globals.push(index),
-            Access::Local => {}
-            _ => {
-                if let Some(o) = object {
-                    self.objects.entry(o).or_default().push(index);
-                }
+        for (o, access) in fp.touches() {
+            if self.objects.len() <= o.index() {
+                self.objects.resize(o.index() + 1, Touches::default());
             }
+            self.objects[o.index()].record(index as u32, actor, access);
         }
+        if fp.op.clock() != Access::Local {
+            self.time.record(index as u32, actor, fp.op.clock());
+        }
+        let clock_start = self.clock_data.len();
+        self.clock_data.extend_from_slice(clock.as_slice());
+        self.scratch = clock;
         self.events.push(Event {
             actor,
-            op,
-            object,
+            op: fp.op,
+            object: fp.object,
+            second: fp.second,
             location: step.pending.location,
             seq,
-            clock,
-            locks,
-            preds,
             value: step.value,
             peer: step.peer,
+            clock: Span::of(&self.clock_data, clock_start),
+            preds: Span::of(&self.pred_data, pred_start),
+            locks,
         });
         index
     }
 
-    /// The latest events a new `(op, object)` event depends on directly:
-    /// every other dependent earlier event happens before one of them.
-    pub(crate) fn immediate_predecessors(&self, op: Op, object: Option<ObjectId>) -> Vec<usize> {
-        self.predecessors_within(op, object, None)
+    /// The immediate dependent predecessors a new event with footprint
+    /// `fp` would have now, into `out` (cleared first), without
+    /// repetitions.
+    fn gather_predecessors(&self, fp: Footprint, out: &mut Vec<u32>) {
+        out.clear();
+        for (touches, access) in self.touched(fp) {
+            touches.predecessors(access, out);
+        }
+        if out.len() > 1 {
+            out.sort_unstable();
+            out.dedup();
+        }
     }
 
-    /// Like [`History::immediate_predecessors`], among the events of the
-    /// prefix `cut` only (per actor, how many of its events it holds;
-    /// `None` for every event).
-    pub(crate) fn predecessors_within(&self, op: Op, object: Option<ObjectId>, cut: Option<&[u32]>) -> Vec<usize> {
-        let inside = |i: usize| {
-            let e = &self.events[i];
-            cut.is_none_or(|c| e.seq <= c.get(e.actor.index()).copied().unwrap_or(0))
+    /// The immediate dependent predecessors an event with footprint `fp`
+    /// would have after the prefix `cut` (per actor, how many of its
+    /// events it holds; `None` for every event), latest first.
+    pub(crate) fn predecessors_within(&self, fp: Footprint, cut: Option<&[u32]>) -> Vec<usize> {
+        let Some(cut) = cut else {
+            let mut out = Vec::new();
+            self.gather_predecessors(fp, &mut out);
+            let mut preds: Vec<usize> = out.into_iter().map(|p| p as usize).collect();
+            preds.reverse();
+            return preds;
         };
-        let mut preds = Vec::new();
-        match op.access() {
-            Access::Local => {}
-            Access::Global => {
-                // The latest event of each actor covers its earlier ones.
-                for events in &self.by_actor {
-                    if let Some(&last) = events.iter().rev().find(|&&i| inside(i)) {
-                        preds.push(last);
+        let inside = |i: u32| {
+            let e = &self.events[i as usize];
+            e.seq <= cut.get(e.actor.index()).copied().unwrap_or(0)
+        };
+        let mut preds: Vec<usize> = Vec::new();
+        for (touches, access) in self.touched(fp) {
+            // The writes inside a prefix are the first ones (they are
+            // ordered by happens-before, and a prefix is closed under it).
+            let inner = touches.writes.partition_point(|&w| inside(w));
+            let last_write = inner.checked_sub(1).map(|k| touches.writes[k]);
+            if access == Access::Write {
+                // Each actor's latest read inside the prefix since then.
+                let from = last_write.map_or(0, |w| touches.all.partition_point(|&i| i <= w));
+                let mut seen: Vec<ActorId> = Vec::new();
+                for &i in touches.all[from..].iter().rev() {
+                    let e = &self.events[i as usize];
+                    if inside(i) && !seen.contains(&e.actor) {
+                        seen.push(e.actor);
+                        preds.push(i as usize);
                     }
                 }
             }
-            _ => {
-                // Latest first: a read depends directly on the last write;
-                // a write on the reads since the last write and on it.
-                self.each_dependent(op, object, |i| {
-                    if !inside(i) {
-                        return true;
-                    }
-                    preds.push(i);
-                    self.events[i].op.access() == Access::Read
-                });
-                if let Some(&g) = self.globals.iter().rev().find(|&&i| inside(i)) {
-                    if !preds.contains(&g) {
-                        preds.push(g);
-                    }
-                }
-            }
+            preds.extend(last_write.map(|w| w as usize));
         }
+        preds.sort_unstable_by(|a, b| b.cmp(a));
+        preds.dedup();
         preds
     }
 
-    fn update_locks(&mut self, actor: ActorId, op: Op, object: Option<ObjectId>) {
+    fn update_locks(&mut self, actor: ActorId, fp: Footprint) {
         let held = &mut self.held[actor.index()];
-        match (op, object) {
+        match (fp.op, fp.object) {
             (Op::Poll, _) => *held = None,
+            // A condition-variable wait gives up the mutex it names.
             (Op::Wait, _) => {
-                if let Some(h) = held {
-                    h.clear();
+                if let (Some(h), Some(m)) = (held, fp.second) {
+                    h.retain(|&x| x != m);
                 }
             }
             (Op::Lock, Some(o)) => {
@@ -365,7 +532,7 @@ mod tests {
         Step::new(
             index,
             ActorId::from_index(actor),
-            samaritan_sim::Pending { op, object: object.map(ObjectId::from_index), location: Location::caller() },
+            samaritan_sim::Pending::new(op, object.map(ObjectId::from_index), Location::caller()),
             peer.map(ActorId::from_index),
         )
     }
@@ -377,13 +544,25 @@ mod tests {
         h.push(&step(1, 0, Op::Spawn, None, Some(2)));
         let a = h.push(&step(2, 1, Op::Load, Some(0), None));
         let b = h.push(&step(3, 2, Op::Load, Some(0), None));
-        assert!(!h.happens_before(a, &h.events[b].clock.clone()));
+        assert!(!h.happens_before(a, h.clock_of(b)));
         let c = h.push(&step(4, 2, Op::Store, Some(0), None));
-        assert!(h.happens_before(a, &h.events[c].clock.clone()));
-        assert_eq!(h.events[c].preds, vec![b, a]);
+        assert!(h.happens_before(a, h.clock_of(c)));
+        assert_eq!(h.preds_of(c).collect::<Vec<_>>(), vec![a, b]);
         // The spawn happens before the child's first step.
-        assert!(h.happens_before(0, &h.events[a].clock.clone()));
-        assert!(!h.happens_before(1, &h.events[a].clock.clone()));
+        assert!(h.happens_before(0, h.clock_of(a)));
+        assert!(!h.happens_before(1, h.clock_of(a)));
+    }
+
+    #[test]
+    fn a_write_depends_on_each_actors_latest_read_only() {
+        let mut h = History::default();
+        h.push(&step(0, 0, Op::Spawn, None, Some(1)));
+        let first = h.push(&step(1, 1, Op::Load, Some(0), None));
+        let second = h.push(&step(2, 1, Op::Load, Some(0), None));
+        let mine = h.push(&step(3, 0, Op::Load, Some(0), None));
+        let w = h.push(&step(4, 0, Op::Store, Some(0), None));
+        assert_eq!(h.preds_of(w).collect::<Vec<_>>(), vec![second, mine]);
+        assert!(h.happens_before(first, h.clock_of(w)));
     }
 
     #[test]
@@ -392,18 +571,48 @@ mod tests {
         h.push(&step(0, 0, Op::Spawn, None, Some(1)));
         let w = h.push(&step(1, 1, Op::Store, Some(0), None));
         let j = h.push(&step(2, 0, Op::Join, Some(1), Some(1)));
-        assert!(h.happens_before(w, &h.events[j].clock.clone()));
+        assert!(h.happens_before(w, h.clock_of(j)));
     }
 
     #[test]
-    fn locks_are_tracked_until_a_wait() {
+    fn sleeps_conflict_through_the_clock_only() {
         let mut h = History::default();
-        let m = ObjectId::from_index(3);
+        h.push(&step(0, 0, Op::Spawn, None, Some(1)));
+        let sleep = h.push(&step(1, 1, Op::Sleep, None, None));
+        let lock = h.push(&step(2, 0, Op::Lock, Some(0), None));
+        assert!(!h.happens_before(sleep, h.clock_of(lock)));
+        let timeout = h.push(&step(3, 0, Op::ParkTimeout, Some(1), None));
+        assert!(h.happens_before(sleep, h.clock_of(timeout)));
+    }
+
+    #[test]
+    fn concurrent_dependents_stop_at_a_write_that_happens_before() {
+        let mut h = History::default();
+        h.push(&step(0, 0, Op::Spawn, None, Some(1)));
+        let old = h.push(&step(1, 1, Op::Store, Some(0), None));
+        let mine = h.push(&step(2, 0, Op::Store, Some(0), None));
+        let racing = h.push(&step(3, 1, Op::Load, Some(0), None));
+        let before = h.clock_now(ActorId::MAIN).to_vec();
+        let fp = Footprint { op: Op::Store, object: Some(ObjectId::from_index(0)), second: None };
+        let mut out = Vec::new();
+        h.concurrent_dependents(fp, &before, h.events.len(), None, |_| true, &mut out);
+        // `old` happens before `mine`, which is main's own: neither races.
+        assert_eq!(out, vec![racing]);
+        assert!(h.happens_before(old, h.clock_of(mine)));
+    }
+
+    #[test]
+    fn locks_are_tracked_until_a_wait_gives_its_mutex_up() {
+        let mut h = History::default();
+        let (m, other) = (ObjectId::from_index(3), ObjectId::from_index(6));
         h.push(&step(0, 0, Op::Lock, Some(3), None));
-        assert_eq!(h.locks(ActorId::MAIN), Some(&[m][..]));
-        h.push(&step(1, 0, Op::Wait, Some(4), None));
-        assert_eq!(h.locks(ActorId::MAIN), Some(&[][..]));
-        h.push(&step(2, 0, Op::Poll, Some(5), None));
+        h.push(&step(1, 0, Op::Lock, Some(6), None));
+        assert_eq!(h.locks(ActorId::MAIN), Some(&[m, other][..]));
+        let mut wait = step(2, 0, Op::Wait, Some(4), None);
+        wait.pending.second = Some(m);
+        h.push(&wait);
+        assert_eq!(h.locks(ActorId::MAIN), Some(&[other][..]));
+        h.push(&step(3, 0, Op::Poll, Some(5), None));
         assert_eq!(h.locks(ActorId::MAIN), None);
     }
 }

@@ -16,30 +16,63 @@
 //! becomes an item of the next bound (lines 29-32). Each execution is run
 //! exactly once: it belongs to the item of its last preemption.
 //!
+//! The items an execution creates all extend its own path, so they share
+//! one copy of it ([`Item`]): creating an item costs O(1), not a copy of
+//! the path, and an execution of any length costs O(1) per step.
+//!
 //! Invariants:
 //! - `queue` holds the items of `bound`, `next` those of `bound + 1`.
 //! - Every execution with at most `bound - 1` preemptions has run.
 //! - `frames[..depth]` are the free decisions of the running execution past
-//!   the item's prefix; `path` is every choice it has made.
+//!   the item's prefix; `path` is every choice it has made; `created` the
+//!   items it made so far, as (prefix length, preempting choice).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Strategy};
 
-use crate::dfs::{current_first, signature, value_signature, Frames};
+use crate::dfs::{current_first, signature, value_signature, values, Frames};
+
+/// A work item: the schedule prefix `path[..len]` followed by `last`.
+#[derive(Clone, Debug)]
+struct Item {
+    path: Arc<[u32]>,
+    len: u32,
+    last: Option<u32>,
+}
+
+impl Item {
+    /// The item every search starts with: the empty prefix.
+    fn root() -> Item {
+        Item { path: Arc::from([]), len: 0, last: None }
+    }
+
+    /// The prefix's choice at position `i`, if the prefix is that long.
+    fn get(&self, i: usize) -> Option<u32> {
+        match i.cmp(&(self.len as usize)) {
+            std::cmp::Ordering::Less => Some(self.path[i]),
+            std::cmp::Ordering::Equal => self.last,
+            std::cmp::Ordering::Greater => None,
+        }
+    }
+}
 
 /// Iterative context bounding up to a preemption bound.
 #[derive(Debug)]
 pub struct Icb {
     max_bound: u32,
     bound: u32,
-    queue: VecDeque<Box<[u32]>>,
-    next: Vec<Box<[u32]>>,
+    queue: VecDeque<Item>,
+    next: Vec<Item>,
     /// Whether a preemption beyond `max_bound` was left unexplored.
     beyond: bool,
-    item: Option<Box<[u32]>>,
+    item: Option<Item>,
     frames: Frames,
     path: Vec<u32>,
+    created: Vec<(u32, u32)>,
+    /// The alternatives of the decision being made.
+    options: Vec<u32>,
     done: bool,
 }
 
@@ -50,12 +83,14 @@ impl Icb {
         Icb {
             max_bound,
             bound: 0,
-            queue: VecDeque::from([Box::from([])]),
+            queue: VecDeque::from([Item::root()]),
             next: Vec::new(),
             beyond: false,
             item: None,
             frames: Frames::default(),
             path: Vec::new(),
+            created: Vec::new(),
+            options: Vec::new(),
             done: false,
         }
     }
@@ -67,7 +102,7 @@ impl Icb {
 
     /// Returns the replayed prefix's choice at this point, if any.
     fn replaying(&self) -> Option<u32> {
-        self.item.as_ref().and_then(|item| item.get(self.path.len()).copied())
+        self.item.as_ref().and_then(|item| item.get(self.path.len()))
     }
 }
 
@@ -81,6 +116,7 @@ impl Strategy for Icb {
             return false;
         }
         self.path.clear();
+        self.created.clear();
         self.frames.begin();
         while self.item.is_none() {
             // Lines 12-20: the next item of this bound, or the next bound.
@@ -117,14 +153,11 @@ impl Strategy for Icb {
             // Line 26-32: the running actor goes on; switching to any other
             // is a preemption, explored at the next bound.
             Some(current) => {
-                let choice = self.frames.decide(vec![current.index() as u32], sig)?;
+                let choice = self.frames.decide(&[current.index() as u32], sig)?;
                 if fresh {
                     for &other in point.enabled.iter().filter(|&&a| a != current) {
                         if self.bound < self.max_bound {
-                            let mut item = Vec::with_capacity(self.path.len() + 1);
-                            item.extend_from_slice(&self.path);
-                            item.push(other.index() as u32);
-                            self.next.push(item.into_boxed_slice());
+                            self.created.push((self.path.len() as u32, other.index() as u32));
                         } else {
                             self.beyond = true;
                         }
@@ -133,7 +166,10 @@ impl Strategy for Icb {
                 choice
             }
             // Lines 33-37: a free switch: every enabled actor, no cost.
-            None => self.frames.decide(current_first(point), sig)?,
+            None => {
+                current_first(point, &mut self.options);
+                self.frames.decide(&self.options, sig)?
+            }
         };
         self.path.push(choice);
         Ok(ActorId::from_index(choice as usize))
@@ -152,12 +188,22 @@ impl Strategy for Icb {
             self.path.push(choice);
             return Ok(choice as usize);
         }
-        let choice = self.frames.decide((0..point.alternatives as u32).collect(), value_signature(point))?;
+        values(point, &mut self.options);
+        let choice = self.frames.decide(&self.options, value_signature(point))?;
         self.path.push(choice);
         Ok(choice as usize)
     }
 
     fn end_execution(&mut self, _outcome: &Outcome) {
+        // The items this execution made share one copy of its path.
+        if let Some(longest) = self.created.iter().map(|c| c.0).max() {
+            let path: Arc<[u32]> = Arc::from(&self.path[..longest as usize]);
+            self.next.extend(self.created.drain(..).map(|(len, last)| Item {
+                path: path.clone(),
+                len,
+                last: Some(last),
+            }));
+        }
         if !self.frames.backtrack() {
             // Every free choice of this item is explored.
             self.item = None;

@@ -15,6 +15,7 @@ mod pump;
 mod random;
 mod rng;
 mod round_robin;
+mod table;
 
 pub use cb_por::CbPor;
 pub use dfs::Dfs;

@@ -1,11 +1,16 @@
 //! Small generated concurrent programs (two or three threads of loads,
 //! stores, fetch-adds, compare-exchanges, critical sections and unlocked
-//! cell updates), whose outcome is every register and final value. Shared
-//! by `tests/reduction_agreement.rs` and the HaPSet bench.
+//! cell updates; with [`Program::generate_blocking`] also condition
+//! variable signals and timed waits, sleeps, and channel sends and
+//! receives), whose outcome is every register and final value. Shared by
+//! `tests/reduction_agreement.rs` and the HaPSet bench.
+
+use std::time::Duration;
 
 use samaritan::cell::UnsafeCell;
 use samaritan::sync::atomic::{AtomicU32, Ordering};
-use samaritan::sync::{Arc, Mutex};
+use samaritan::sync::mpsc::{channel, Receiver, Sender};
+use samaritan::sync::{Arc, Condvar, Mutex};
 use samaritan::thread;
 
 /// A small deterministic generator (xorshift64*).
@@ -40,6 +45,19 @@ pub(crate) enum Ins {
     /// With no lock: `cell[c] = cell[c] * 3 + reg + 1; reg = cell[c]` (a
     /// read and a write of a cell, which may race).
     Cell(usize),
+    /// Under lock `l`: `shared[l] = shared[l] * 3 + reg + 1; reg =
+    /// shared[l]`, then `notify_one` on the lock's condition variable.
+    Signal(usize),
+    /// Under lock `l`: one `wait_timeout` on its condition variable, then
+    /// `reg = shared[l] * 2 + timed_out`.
+    Await(usize),
+    /// `sleep(1ms); reg += 1`
+    Sleep,
+    /// `channel[c].send(reg)`
+    Send(usize),
+    /// `reg = channel[c].try_recv()` (plus 10; 99 when empty), the
+    /// receiver taken under its own lock.
+    TryRecv(usize),
 }
 
 /// Cells the generated threads share; what orders their accesses is up to
@@ -58,6 +76,7 @@ pub(crate) struct Program {
     pub(crate) atomics: usize,
     pub(crate) locks: usize,
     pub(crate) cells: usize,
+    pub(crate) channels: usize,
 }
 
 impl Program {
@@ -95,7 +114,41 @@ impl Program {
                     .collect()
             })
             .collect();
-        Program { threads, atomics, locks, cells }
+        Program { threads, atomics, locks, cells, channels: 0 }
+    }
+
+    /// A program of at most 5 instructions that also signals and waits on
+    /// condition variables, sleeps and uses channels.
+    pub(crate) fn generate_blocking(g: &mut Gen) -> Program {
+        loop {
+            let threads = 2 + g.below(2);
+            let (atomics, locks, channels) = (1, 1 + g.below(2), 1);
+            let program = Program {
+                threads: (0..threads)
+                    .map(|_| {
+                        (0..1 + g.below(3))
+                            .map(|_| match g.below(8) {
+                                0 => Ins::Load(0),
+                                1 => Ins::Store(0, 1 + g.below(2) as u32),
+                                2 => Ins::Locked(g.below(locks)),
+                                3 => Ins::Signal(g.below(locks)),
+                                4 => Ins::Await(g.below(locks)),
+                                5 => Ins::Sleep,
+                                6 => Ins::Send(g.below(channels)),
+                                _ => Ins::TryRecv(g.below(channels)),
+                            })
+                            .collect()
+                    })
+                    .collect(),
+                atomics,
+                locks,
+                cells: 0,
+                channels,
+            };
+            if program.threads.iter().map(Vec::len).sum::<usize>() <= 5 {
+                return program;
+            }
+        }
     }
 
     /// Runs the program once; returns its outcome (every register and
@@ -104,11 +157,16 @@ impl Program {
         let atomics: Arc<Vec<AtomicU32>> = Arc::new((0..self.atomics).map(|_| AtomicU32::new(0)).collect());
         let locks: Arc<Vec<Mutex<u32>>> = Arc::new((0..self.locks).map(|_| Mutex::new(0)).collect());
         let cells = Arc::new(Cells((0..self.cells).map(|_| UnsafeCell::new(0)).collect()));
+        let conds: Arc<Vec<Condvar>> = Arc::new((0..self.locks).map(|_| Condvar::new()).collect());
+        let (senders, receivers): (Vec<Sender<u32>>, Vec<Receiver<u32>>) =
+            (0..self.channels).map(|_| channel()).unzip();
+        let receivers: Arc<Vec<Mutex<Receiver<u32>>>> = Arc::new(receivers.into_iter().map(Mutex::new).collect());
         let handles: Vec<_> = self
             .threads
             .iter()
             .map(|body| {
                 let (body, atomics, locks, cells) = (body.clone(), atomics.clone(), locks.clone(), cells.clone());
+                let (conds, senders, receivers) = (conds.clone(), senders.clone(), receivers.clone());
                 thread::spawn(move || {
                     let mut reg = 0u32;
                     let mut seen = Vec::new();
@@ -137,6 +195,23 @@ impl Program {
                                     unsafe { *p = reg }
                                 });
                             }
+                            Ins::Signal(l) => {
+                                let mut shared = locks[l].lock().unwrap();
+                                *shared = *shared * 3 + reg + 1;
+                                reg = *shared;
+                                conds[l].notify_one();
+                            }
+                            Ins::Await(l) => {
+                                let shared = locks[l].lock().unwrap();
+                                let (shared, waited) = conds[l].wait_timeout(shared, Duration::from_millis(1)).unwrap();
+                                reg = *shared * 2 + u32::from(waited.timed_out());
+                            }
+                            Ins::Sleep => {
+                                thread::sleep(Duration::from_millis(1));
+                                reg += 1;
+                            }
+                            Ins::Send(c) => senders[c].send(reg).unwrap(),
+                            Ins::TryRecv(c) => reg = receivers[c].lock().unwrap().try_recv().map_or(99, |v| v + 10),
                         }
                         seen.push(reg);
                     }
@@ -144,7 +219,11 @@ impl Program {
                 })
             })
             .collect();
+        drop(senders);
         let mut outcome: Vec<u32> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
+        for receiver in receivers.iter() {
+            outcome.extend(receiver.lock().unwrap().try_iter());
+        }
         outcome.extend(atomics.iter().map(|a| a.load(Ordering::SeqCst)));
         outcome.extend(locks.iter().map(|l| *l.lock().unwrap()));
         outcome.extend(cells.0.iter().map(|c| {

@@ -111,30 +111,47 @@ impl Condvar {
     #[track_caller]
     pub fn wait_timeout<'a, T>(
         &self,
-        mut guard: MutexGuard<'a, T>,
+        guard: MutexGuard<'a, T>,
         dur: Duration,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
-        let location = Location::caller();
+        super::guard::wrap(self.wait_timeout_clocked(guard, dur, Location::caller()), |(g, r, _)| (g, r))
+    }
+
+    /// [`Condvar::wait_timeout`], also returning, inside an exploration,
+    /// the virtual clock when the wait was scheduled and when it ended
+    /// (after a time-out's advance). Both are read at the `wait_timeout`
+    /// step, which is the step the dependency relation charges with the
+    /// clock ([`Op::clock`]), and not later, after the mutex is taken
+    /// again: a read there would belong to the `lock` step.
+    fn wait_timeout_clocked<'a, T>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        dur: Duration,
+        location: &'static Location<'static>,
+    ) -> LockResult<Clocked<'a, T>> {
         let Some(lock) = guard.object.filter(|_| rt::active()) else {
             let mutex = guard.mutex;
             let real = guard.inner.take().expect("guard is live");
             return super::guard::wrap(self.inner.wait_timeout(real, dur), |(g, r)| {
-                (mutex.guard(g, None, location), WaitTimeoutResult(r.timed_out()))
+                (mutex.guard(g, None, location), WaitTimeoutResult(r.timed_out()), None)
             });
         };
         let (mutex, notified) = self.pre_wait(guard, lock, location);
         // Always enabled: scheduled before a notification, it times out.
         rt::step(Op::WaitTimeout, Some(self.object()), location);
         let timed_out = !notified.load(Ordering::Relaxed);
+        let before = rt::now();
         if timed_out {
             self.queue().retain(|w| !Arc::ptr_eq(w, &notified));
             rt::advance_clock(dur.as_nanos().min(u128::from(u64::MAX)) as u64);
         }
-        super::guard::wrap(post_wait(mutex, lock, location), |g| (g, WaitTimeoutResult(timed_out)))
+        let clock = Some((before, rt::now()));
+        super::guard::wrap(post_wait(mutex, lock, location), |g| (g, WaitTimeoutResult(timed_out), clock))
     }
 
     /// Waits on this condition variable while `condition` returns `true`,
-    /// timing out after `dur` (measured on the virtual clock under `sim`).
+    /// timing out after `dur` (measured on the virtual clock under `sim`,
+    /// from the first wait's step).
     #[track_caller]
     pub fn wait_timeout_while<'a, T, F>(
         &self,
@@ -145,19 +162,34 @@ impl Condvar {
     where
         F: FnMut(&mut T) -> bool,
     {
-        let simulated = rt::active();
+        let location = Location::caller();
         let real_start = std::time::Instant::now();
-        let sim_start = if simulated { rt::now() } else { 0 };
+        // The virtual clock at the first wait's step, and the time waited
+        // since, as the waits' steps read it.
+        // (None outside an exploration, where the wall clock counts.)
+        let mut sim_start = None;
+        let mut sim_elapsed = rt::active().then_some(Duration::ZERO);
         loop {
             if !condition(&mut *guard) {
                 return Ok((guard, WaitTimeoutResult(false)));
             }
-            let elapsed = if simulated { Duration::from_nanos(rt::now() - sim_start) } else { real_start.elapsed() };
+            let elapsed = sim_elapsed.unwrap_or_else(|| real_start.elapsed());
             let remaining = match dur.checked_sub(elapsed) {
                 Some(left) if !left.is_zero() => left,
                 _ => return Ok((guard, WaitTimeoutResult(true))),
             };
-            guard = self.wait_timeout(guard, remaining)?.0;
+            let (next, _, clock) = match self.wait_timeout_clocked(guard, remaining, location) {
+                Ok(done) => done,
+                Err(poisoned) => {
+                    let (g, r, _) = poisoned.into_inner();
+                    return Err(PoisonError::new((g, r)));
+                }
+            };
+            guard = next;
+            sim_elapsed = clock.map(|(before, after)| {
+                let start = *sim_start.get_or_insert(before);
+                Duration::from_nanos(after - start)
+            });
         }
     }
 
@@ -196,7 +228,8 @@ impl Condvar {
     ) -> (&'a Mutex<T>, Arc<AtomicBool>) {
         let object = self.object();
         // The guard stays whole across the step, so an unwind here unlocks.
-        rt::step(Op::Wait, Some(object), location);
+        // The step changes the mutex too (it releases it).
+        rt::step_with(Op::Wait, Some(object), lock, location);
         let notified = Arc::new(AtomicBool::new(false));
         self.queue().push_back(notified.clone());
         let mutex = guard.mutex;
@@ -206,6 +239,11 @@ impl Condvar {
         (mutex, notified)
     }
 }
+
+/// What [`Condvar::wait_timeout_clocked`] returns: the guard, whether the
+/// wait timed out, and the virtual clock when its step was scheduled and
+/// when it ended (inside an exploration).
+type Clocked<'a, T> = (MutexGuard<'a, T>, WaitTimeoutResult, Option<(u64, u64)>);
 
 /// Post-wait: re-acquires the mutex, blocking like `lock`.
 fn post_wait<'a, T>(
