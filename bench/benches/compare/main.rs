@@ -14,11 +14,13 @@ use std::time::{Duration, Instant};
 
 use samaritan_bench::{median, render, rss_bytes, time, Cell, Row, Unit};
 
+#[allow(dead_code)] // The bounded queue is the search bench's.
 mod sam {
     use samaritan::{sync, thread};
     include!("models.rs");
 }
 
+#[allow(dead_code)] // As above.
 mod shut {
     use shuttle::{sync, thread};
     include!("models.rs");

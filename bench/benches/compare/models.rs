@@ -104,3 +104,46 @@ pub(crate) fn condvar() {
     producer.join().unwrap();
     consumer.join().unwrap();
 }
+
+/// A bounded blocking queue of capacity 1 (a mutex and two condition
+/// variables, `not_empty` and `not_full`): `producers` threads put `items`
+/// each, and `consumers` threads take an equal share of them all.
+pub(crate) fn bounded_queue(producers: usize, items: usize, consumers: usize) {
+    struct Queue {
+        items: Mutex<Vec<usize>>,
+        not_empty: Condvar,
+        not_full: Condvar,
+    }
+    let q = Arc::new(Queue { items: Mutex::new(Vec::new()), not_empty: Condvar::new(), not_full: Condvar::new() });
+    let mut handles = Vec::new();
+    for p in 0..producers {
+        let q = q.clone();
+        handles.push(thread::spawn(move || {
+            for i in 0..items {
+                let mut buf = q.items.lock().unwrap();
+                while buf.len() == 1 {
+                    buf = q.not_full.wait(buf).unwrap();
+                }
+                buf.push(p * items + i);
+                q.not_empty.notify_one();
+            }
+        }));
+    }
+    let share = producers * items / consumers;
+    for _ in 0..consumers {
+        let q = q.clone();
+        handles.push(thread::spawn(move || {
+            for _ in 0..share {
+                let mut buf = q.items.lock().unwrap();
+                while buf.is_empty() {
+                    buf = q.not_empty.wait(buf).unwrap();
+                }
+                black_box(buf.pop());
+                q.not_full.notify_one();
+            }
+        }));
+    }
+    for h in handles {
+        h.join().unwrap();
+    }
+}
