@@ -80,12 +80,13 @@ use samaritan_sim::{
 use crate::hb::{canonical, component, Clock, History};
 use crate::table::{Map, Set};
 
-/// Prefixes `Mark` and `CB` may visit per execution step, beyond a fixed
-/// allowance ([`MARK_BASE`]): the work stays linear in the execution.
-const MARK_PER_STEP: usize = 16;
+/// Execution steps per prefix `Mark` and `CB` may visit, beyond a fixed
+/// allowance ([`MARK_BASE`]): the work stays linear in the execution, and
+/// small beside the execution's own.
+const MARK_STEPS_PER_PREFIX: usize = 8;
 
 /// Prefixes `Mark` and `CB` may visit per execution however short it is.
-const MARK_BASE: usize = 4_096;
+const MARK_BASE: usize = 256;
 
 /// One alternative at a node: an actor or a value, and the hash of the
 /// state it leads to (when it can be predicted).
@@ -161,6 +162,9 @@ pub struct CbPor {
     preemptions: u32,
     /// Each object's name in state hashes ([`CbPor::name`]), by id.
     names: Vec<Option<u64>>,
+    /// A clock and a list of predecessors to compute an action's in.
+    scratch: Clock,
+    preds: Vec<u32>,
     /// Alternatives of the data choices of the running execution, by step.
     choices: Map<usize, u32>,
     /// `H`: states every bounded terminal continuation of which was explored.
@@ -203,6 +207,8 @@ impl CbPor {
             hash: 0,
             preemptions: 0,
             names: Vec::new(),
+            scratch: Clock::default(),
+            preds: Vec::new(),
             choices: Map::default(),
             visited: Set::default(),
             memo: Map::default(),
@@ -361,35 +367,32 @@ impl CbPor {
 
     /// The hash of the action actor `a` takes next from the prefix `cut`
     /// (`None`: every event so far): `fp` with `value`, `peer` for a join.
-    fn action_at(&self, cut: Option<&[u32]>, a: usize, fp: Footprint, value: u32, peer: Option<ActorId>) -> u64 {
+    fn action_at(&mut self, cut: Option<&[u32]>, a: usize, fp: Footprint, value: u32, peer: Option<ActorId>) -> u64 {
         let actor = ActorId::from_index(a);
-        let taken = match cut {
-            Some(cut) => cut.get(a).copied().unwrap_or(0),
-            None => self.history.of_actor(actor).len() as u32,
+        let events = |who: ActorId| match cut {
+            Some(cut) => cut.get(who.index()).copied().unwrap_or(0),
+            None => self.history.of_actor(who).len() as u32,
         };
-        let mut clock = match taken {
-            0 => self.history.start_clock(actor),
-            k => {
-                let mut c = Clock::default();
-                c.join(self.history.clock_of(self.event_of(a, k - 1)));
-                c
-            }
-        };
+        let taken = events(actor);
+        let mut clock = std::mem::take(&mut self.scratch);
+        let mut preds = std::mem::take(&mut self.preds);
+        self.history.clock_after(actor, taken, &mut clock);
         clock.set(actor, taken + 1);
-        for p in self.history.predecessors_within(fp, cut) {
-            clock.join(self.history.clock_of(p));
+        self.history.predecessors(fp, cut, &mut preds);
+        for &p in &preds {
+            clock.join(self.history.clock_of(p as usize));
         }
         if let (Op::Join, Some(p)) = (fp.op, peer) {
-            let done = match cut {
-                Some(cut) => cut.get(p.index()).copied().unwrap_or(0),
-                None => self.history.of_actor(p).len() as u32,
-            };
+            let done = events(p);
             if done > 0 {
                 clock.join(self.history.clock_of(self.event_of(p.index(), done - 1)));
             }
         }
         let objects = [fp.object, fp.second].map(|o| o.map(|o| self.name(o, actor, taken + 1)));
-        action_hash(actor, taken + 1, fp.op, objects, value, clock.as_slice())
+        let hash = action_hash(actor, taken + 1, fp.op, objects, value, clock.as_slice());
+        self.scratch = clock;
+        self.preds = preds;
+        hash
     }
 
     /// The name an object goes by in state hashes: the actor and event
@@ -404,15 +407,18 @@ impl CbPor {
 
     /// The hashes of the states actor `a`'s next step from `cut` can lead
     /// to (one per value of a data choice), in a terminal execution.
-    fn successors(&self, cut: &[u32], a: usize) -> Vec<u64> {
+    fn successors(&mut self, cut: &[u32], a: usize) -> Vec<u64> {
         let base = self.cut_hash(cut);
         let i = self.event_of(a, cut[a]);
-        let e = &self.history.events[i];
+        let (op, fp, value, peer) = {
+            let e = &self.history.events[i];
+            (e.op, e.footprint(), e.value, e.peer)
+        };
         let values = self.choices.get(&i).copied().unwrap_or(1).max(1);
         (0..values)
             .map(|v| {
-                let value = if e.op == Op::Choose { v } else { e.value };
-                base ^ self.action_at(Some(cut), a, e.footprint(), value, e.peer)
+                let value = if op == Op::Choose { v } else { value };
+                base ^ self.action_at(Some(cut), a, fp, value, peer)
             })
             .collect()
     }
@@ -445,7 +451,11 @@ impl CbPor {
             let mut x = top.cut.clone();
             x[f] -= 1;
             let hash = self.cut_hash(&x);
-            if !self.visited.contains(&hash) && self.cb(&x, f) <= self.bound && self.all_successors_done(&x) {
+            // Line 17 asks `CB(x, f) <= bound` too; marking a state with
+            // every successor done is sound whatever its bound (it only
+            // marks one the search may never meet), and skipping the
+            // question saves a `CB` computation per prefix.
+            if !self.visited.contains(&hash) && self.all_successors_done(&x) {
                 let frame = enter(self, x);
                 stack.push(frame);
             }
@@ -454,7 +464,7 @@ impl CbPor {
 
     /// Line 18: every enabled thread's successor of `cut` is in `H` or
     /// beyond the bound (a thread whose enabledness is unknown counts as
-    /// enabled).
+    /// enabled). `CB` is computed only for a successor not in `H`.
     fn all_successors_done(&mut self, cut: &[u32]) -> bool {
         for a in 0..cut.len() {
             if self.enabled_at(cut, a) == Some(false) {
@@ -739,7 +749,7 @@ impl Strategy for CbPor {
         // cut short or failing is not terminal.
         if *outcome == Outcome::Pass && !self.blocked && !self.cut_short {
             self.pending.clear();
-            self.budget = MARK_BASE + MARK_PER_STEP * self.history.events.len();
+            self.budget = MARK_BASE + self.history.events.len() / MARK_STEPS_PER_PREFIX;
             self.mark();
         }
     }

@@ -171,8 +171,10 @@ impl Coverage {
         // The prefix `0..at`, as how many events of each actor it holds.
         let cut = history.prefix_cut(at);
         let mut created = false;
-        for p in history.predecessors_within(pending.footprint(), Some(&cut)) {
-            let pred = &history.events[p];
+        let mut preds = Vec::new();
+        history.predecessors(pending.footprint(), Some(&cut), &mut preds);
+        for p in preds {
+            let pred = &history.events[p as usize];
             created = true;
             if !self.pairs.contains(&Pair { event: key.clone(), pred: Key::of(pred), remote: pred.actor != actor }) {
                 return true;

@@ -131,6 +131,8 @@ struct Touches {
     writes: Vec<u32>,
     /// Each actor's latest read since the last write (one per actor).
     reads: Vec<(ActorId, u32)>,
+    /// Every one, by actor (for the predecessors within a prefix).
+    by_actor: Vec<Vec<u32>>,
 }
 
 impl Touches {
@@ -138,10 +140,15 @@ impl Touches {
         self.all.clear();
         self.writes.clear();
         self.reads.clear();
+        self.by_actor.iter_mut().for_each(Vec::clear);
     }
 
     fn record(&mut self, index: u32, actor: ActorId, access: Access) {
         self.all.push(index);
+        if self.by_actor.len() <= actor.index() {
+            self.by_actor.resize(actor.index() + 1, Vec::new());
+        }
+        self.by_actor[actor.index()].push(index);
         match access {
             Access::Write => {
                 self.writes.push(index);
@@ -265,16 +272,19 @@ impl History {
         self.by_actor.get(a.index()).map_or(&[], Vec::as_slice)
     }
 
-    /// Returns the clock actor `a` starts with: what its spawner knew at
-    /// the spawn (empty for the main actor).
-    pub(crate) fn start_clock(&self, a: ActorId) -> Clock {
-        match self.spawned_at(a) {
-            Some(i) => {
-                let mut start = Clock(self.clock_of(i).to_vec());
-                start.set(a, 0);
-                start
-            }
-            None => Clock::default(),
+    /// Sets `into` to the clock actor `a` has after its first `k` events
+    /// (for `k = 0`, what its spawner knew at the spawn; empty for the
+    /// main actor).
+    pub(crate) fn clock_after(&self, a: ActorId, k: u32, into: &mut Clock) {
+        match k {
+            0 => match self.spawned_at(a) {
+                Some(i) => {
+                    into.copy_from(self.clock_of(i));
+                    into.set(a, 0);
+                }
+                None => into.copy_from(&[]),
+            },
+            k => into.copy_from(self.clock_of(self.of_actor(a)[k as usize - 1])),
         }
     }
 
@@ -440,42 +450,42 @@ impl History {
 
     /// The immediate dependent predecessors an event with footprint `fp`
     /// would have after the prefix `cut` (per actor, how many of its
-    /// events it holds; `None` for every event), latest first.
-    pub(crate) fn predecessors_within(&self, fp: Footprint, cut: Option<&[u32]>) -> Vec<usize> {
-        let Some(cut) = cut else {
-            let mut out = Vec::new();
-            self.gather_predecessors(fp, &mut out);
-            let mut preds: Vec<usize> = out.into_iter().map(|p| p as usize).collect();
-            preds.reverse();
-            return preds;
-        };
+    /// events it holds; `None` for every event), into `out` (cleared
+    /// first), without repetitions. Within a prefix: the last write inside
+    /// it (the writes inside a prefix are the first ones, as they are
+    /// ordered by happens-before and a prefix is closed under it), and for
+    /// a write each actor's latest read inside it after that, found by
+    /// binary search in the actor's own events on the object.
+    pub(crate) fn predecessors(&self, fp: Footprint, cut: Option<&[u32]>, out: &mut Vec<u32>) {
+        let Some(cut) = cut else { return self.gather_predecessors(fp, out) };
+        out.clear();
+        let held = |a: usize| cut.get(a).copied().unwrap_or(0);
         let inside = |i: u32| {
             let e = &self.events[i as usize];
-            e.seq <= cut.get(e.actor.index()).copied().unwrap_or(0)
+            e.seq <= held(e.actor.index())
         };
-        let mut preds: Vec<usize> = Vec::new();
         for (touches, access) in self.touched(fp) {
-            // The writes inside a prefix are the first ones (they are
-            // ordered by happens-before, and a prefix is closed under it).
             let inner = touches.writes.partition_point(|&w| inside(w));
             let last_write = inner.checked_sub(1).map(|k| touches.writes[k]);
             if access == Access::Write {
-                // Each actor's latest read inside the prefix since then.
-                let from = last_write.map_or(0, |w| touches.all.partition_point(|&i| i <= w));
-                let mut seen: Vec<ActorId> = Vec::new();
-                for &i in touches.all[from..].iter().rev() {
-                    let e = &self.events[i as usize];
-                    if inside(i) && !seen.contains(&e.actor) {
-                        seen.push(e.actor);
-                        preds.push(i as usize);
+                for (a, events) in touches.by_actor.iter().enumerate() {
+                    let seq = |i: u32| self.events[i as usize].seq;
+                    let k = events.partition_point(|&i| seq(i) <= held(a));
+                    // Its latest event inside the prefix, if after the last
+                    // write inside it, is a read.
+                    if let Some(&latest) = k.checked_sub(1).and_then(|k| events.get(k)) {
+                        if last_write.is_none_or(|w| latest > w) {
+                            out.push(latest);
+                        }
                     }
                 }
             }
-            preds.extend(last_write.map(|w| w as usize));
+            out.extend(last_write);
         }
-        preds.sort_unstable_by(|a, b| b.cmp(a));
-        preds.dedup();
-        preds
+        if out.len() > 1 {
+            out.sort_unstable();
+            out.dedup();
+        }
     }
 
     fn update_locks(&mut self, actor: ActorId, fp: Footprint) {
