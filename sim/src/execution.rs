@@ -14,25 +14,15 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::actor::{display_name, Actor, StackPool, Status};
-use crate::explore::Progress;
+use crate::progress::Progress;
 use crate::fair::Fairness;
 use crate::liveness::{self, Divergence};
+pub(crate) use crate::object::ObjectInfo;
 use crate::op::{ActorId, ObjectId, Op};
 use crate::outcome::{BlockedActor, CycleStep, Deadlock, Outcome};
 use crate::race::Races;
 use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 use crate::trace::{location_string, Trace, TraceLine, TraceStep};
-
-/// The engine's record of a shared object.
-#[derive(Debug)]
-pub(crate) struct ObjectInfo {
-    pub(crate) kind: &'static str,
-    /// Actors currently holding it (lock owners), for deadlock reports.
-    pub(crate) holders: Vec<ActorId>,
-    /// The actor it stands for (a thread's handle), so that a join on it
-    /// happens after that actor's steps ([`crate::rt::represents`]).
-    pub(crate) actor: Option<ActorId>,
-}
 
 /// Settings that hold for every execution of an exploration.
 #[derive(Clone, Debug)]

@@ -18,17 +18,22 @@
 //!   ([`TOKEN_VERSION`]).
 
 mod actor;
+mod config;
 mod execution;
 mod explore;
 mod fair;
 mod liveness;
 mod minimize;
+mod object;
 mod op;
 mod outcome;
 mod panics;
+mod progress;
 mod race;
+mod report;
 mod run;
 mod schedule;
+mod search;
 mod strategy;
 mod trace;
 mod trace_parse;
@@ -36,11 +41,59 @@ mod worker;
 
 pub mod rt;
 
-pub use explore::{explore, replay, Body, Config, Failure, Report};
-pub use minimize::{Shrink, Size};
+pub use config::{Body, Config};
+pub use explore::{explore, replay};
+pub use report::{Failure, Report, Shrink, Size};
 pub use op::{Access, ActorId, Footprint, ObjectId, Op};
 pub use outcome::{BlockedActor, CycleStep, Deadlock, Outcome, RaceAccess};
 pub use schedule::{Replay, Schedule, TokenError, TOKEN_VERSION};
 pub use strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 pub use trace::{Trace, TraceLine, TRACE_VERSION};
 pub use trace_parse::TraceError;
+
+#[cfg(test)]
+mod architecture {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// The modules of this crate and the ones each names (`crate::x`
+    /// outside comments).
+    fn imports() -> BTreeMap<String, BTreeSet<String>> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut graph = BTreeMap::new();
+        for entry in std::fs::read_dir(dir).expect("the source folder") {
+            let path = entry.expect("an entry").path();
+            let module = path.file_stem().expect("a file name").to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).expect("a source file");
+            let mut named = BTreeSet::new();
+            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                for (at, _) in line.match_indices("crate::") {
+                    let rest = &line[at + "crate::".len()..];
+                    let name: String = rest.chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
+                    if !name.is_empty() && name != module {
+                        named.insert(name);
+                    }
+                }
+            }
+            graph.insert(module, named);
+        }
+        graph
+    }
+
+    /// Modules import in one direction (STYLE.md): no module reaches
+    /// itself through the modules it names.
+    #[test]
+    fn the_module_graph_has_no_cycle() {
+        let graph = imports();
+        assert!(graph.len() > 20, "{graph:?}");
+        for start in graph.keys() {
+            let mut stack: Vec<&String> = graph[start].iter().collect();
+            let mut seen = BTreeSet::new();
+            while let Some(m) = stack.pop() {
+                assert_ne!(m, start, "{start} reaches itself through the modules it imports");
+                if seen.insert(m) {
+                    stack.extend(graph.get(m).into_iter().flatten());
+                }
+            }
+        }
+    }
+}

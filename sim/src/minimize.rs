@@ -35,11 +35,12 @@
 //! execution is cut off by the step bound, and the other verdicts are the
 //! engine's, not the program's.
 
-use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::explore::{explore_with, Body, Config};
+use crate::config::{Body, Config};
+use crate::report::{Shrink, Size};
+use crate::search::search;
 use crate::op::{ActorId, Op};
 use crate::outcome::Outcome;
 use crate::schedule::{Replay, Schedule};
@@ -50,83 +51,6 @@ pub(crate) const MAX_RUNS: u32 = 300;
 
 /// Most time one minimization takes (checked between runs).
 pub(crate) const MAX_TIME: Duration = Duration::from_secs(2);
-
-/// How big a failing execution is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Size {
-    /// Steps taken, as many as the trace has lines.
-    pub steps: usize,
-    /// Preempting context switches.
-    pub preemptions: usize,
-    /// Threads that took at least one step, the main thread included.
-    pub actors: usize,
-}
-
-impl Size {
-    /// The order minimization goes by: fewer preemptions first, then fewer
-    /// threads, then fewer steps.
-    fn key(self) -> (usize, usize, usize) {
-        (self.preemptions, self.actors, self.steps)
-    }
-}
-
-impl fmt::Display for Size {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {}, {} {}, {} {}",
-            self.steps,
-            plural(self.steps, "step"),
-            self.preemptions,
-            plural(self.preemptions, "preemption"),
-            self.actors,
-            plural(self.actors, "thread")
-        )
-    }
-}
-
-/// How much minimization shrank a failing schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Shrink {
-    /// The size of the schedule the search found.
-    pub before: Size,
-    /// The size of the schedule reported.
-    pub after: Size,
-    /// Executions the minimizer ran, the one measuring the found schedule
-    /// included.
-    pub runs: u32,
-}
-
-impl Shrink {
-    /// Returns whether the reported schedule is smaller than the found one.
-    pub fn shrank(&self) -> bool {
-        self.after != self.before
-    }
-}
-
-impl fmt::Display for Shrink {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "minimized from {} to {} ({} {})",
-            self.before,
-            self.after,
-            self.runs,
-            plural(self.runs as usize, "run")
-        )
-    }
-}
-
-/// Returns `word` with an `s` unless `n` is 1.
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        word.to_string()
-    } else {
-        format!("{word}s")
-    }
-}
 
 /// One step of an execution as the minimizer sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -277,7 +201,7 @@ impl Minimizer<'_> {
     fn run_guided(&mut self, strategy: Guided) -> Option<Found> {
         self.runs += 1;
         let log = strategy.log.clone();
-        let report = explore_with(self.config.clone(), Box::new(strategy), self.body.clone(), false, false);
+        let report = search(self.config.clone(), Box::new(strategy), self.body.clone(), false, false);
         if !report.outcome.same_verdict(self.verdict) {
             return None;
         }

@@ -10,20 +10,19 @@ use std::cell::RefCell;
 use std::panic;
 use std::sync::Once;
 
-use crate::run;
-
 thread_local! {
     /// Message and location of the latest panic in an actor on this thread.
     static LAST: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
 }
 
-/// Installs the capturing hook (once per process).
-pub(crate) fn install_hook() {
+/// Installs the capturing hook (once per process); `active` says whether
+/// the panicking thread runs an execution.
+pub(crate) fn install_hook(active: fn() -> bool) {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
-            if run::active() {
+            if active() {
                 let location = info.location().map_or_else(|| "<unknown>".to_string(), crate::trace::location_string);
                 let message = message_of(info.payload());
                 LAST.with(|slot| *slot.borrow_mut() = Some((message, location)));

@@ -48,7 +48,7 @@
 
 use std::panic::Location;
 
-use crate::execution::{Execution, ObjectInfo};
+use crate::object::ObjectInfo;
 use crate::op::{ActorId, ObjectId, Op};
 use crate::outcome::{Outcome, RaceAccess};
 use crate::trace::location_string;
@@ -456,17 +456,19 @@ impl Races {
     }
 }
 
-/// Builds the verdict for `race`.
-pub(crate) fn report(e: &Execution, race: &Race) -> Outcome {
-    let access = |(epoch, write): (Epoch, bool)| RaceAccess {
-        write,
-        actor: e.actor_name(epoch.actor),
-        location: location_string(epoch.location),
-    };
-    Outcome::DataRace {
-        cell: format!("{}#{}", e.race.cells[race.cell].kind, race.cell),
-        first: access(race.first),
-        second: access(race.second),
+impl Races {
+    /// Builds the verdict for `race`, naming actors with `name`.
+    pub(crate) fn report(&self, race: &Race, name: impl Fn(ActorId) -> String) -> Outcome {
+        let access = |(epoch, write): (Epoch, bool)| RaceAccess {
+            write,
+            actor: name(epoch.actor),
+            location: location_string(epoch.location),
+        };
+        Outcome::DataRace {
+            cell: format!("{}#{}", self.cells[race.cell].kind, race.cell),
+            first: access(race.first),
+            second: access(race.second),
+        }
     }
 }
 

@@ -337,7 +337,7 @@ fn cell_access(cell: &CellSlot, kind: &'static str, write: bool, location: &'sta
         let id = cell.id(&mut e, kind);
         let ex = &mut *e;
         if let Some(race) = ex.race.access(id, me, write, location, &ex.objects) {
-            let outcome = crate::race::report(&e, &race);
+            let outcome = e.race.report(&race, |a| e.actor_name(a));
             e.fail(outcome);
         }
     });

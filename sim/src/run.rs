@@ -193,7 +193,7 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
         }
     }
     let _restore = Restore(EXEC.with(|c| c.replace(cell)), GENERATION.with(|g| g.replace(generation)));
-    panics::install_hook();
+    panics::install_hook(active);
     // SAFETY: `body` outlives this function, and the main actor is run to
     // completion or torn down before it returns.
     unsafe { start_actor(cell, None, None, Box::new(body)) };

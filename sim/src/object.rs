@@ -1,0 +1,14 @@
+//! The engine's record of a shared object, beyond its id.
+
+use crate::op::ActorId;
+
+/// The engine's record of a shared object.
+#[derive(Debug)]
+pub(crate) struct ObjectInfo {
+    pub(crate) kind: &'static str,
+    /// Actors currently holding it (lock owners), for deadlock reports.
+    pub(crate) holders: Vec<ActorId>,
+    /// The actor it stands for (a thread's handle), so that a join on it
+    /// happens after that actor's steps ([`crate::rt::represents`]).
+    pub(crate) actor: Option<ActorId>,
+}

@@ -1,0 +1,260 @@
+//! The result of an exploration and how it reads: the verdict, what was
+//! covered, and for a failure its trace, token and replay command.
+
+use std::fmt;
+
+use crate::outcome::Outcome;
+use crate::schedule::Schedule;
+use crate::trace::Trace;
+
+/// A failing execution: what it did and how to get it back.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// The readable trace, one line per step.
+    pub trace: Trace,
+    /// The schedule that produced it.
+    pub schedule: Schedule,
+    /// The schedule as a replay token.
+    pub token: String,
+    /// Actors whose stacks could not be unwound at teardown.
+    pub leaked_actors: usize,
+}
+
+/// The result of an exploration.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// How the exploration ended: the first failure, or `Pass`.
+    pub outcome: Outcome,
+    /// Executions run, pruned ones included.
+    pub executions: u64,
+    /// Executions the strategy cut short as redundant
+    /// ([`ChoiceError::Redundant`](crate::ChoiceError::Redundant)): counted
+    /// in `executions`, neither passes nor failures.
+    pub pruned: u64,
+    /// Whether the strategy covered its whole search space.
+    pub exhausted: bool,
+    /// The strategy's name.
+    pub strategy: String,
+    /// The failing execution, when the outcome is a failure the engine saw.
+    pub failure: Option<Failure>,
+    /// The test's name, for the replay command.
+    pub test_name: Option<String>,
+    /// For a preemption-bounded search: every execution with at most this
+    /// many preemptions was explored (and, with a failure, passed).
+    pub completed_bound: Option<u32>,
+    /// Whether the search stopped at its preemption bound with executions
+    /// beyond it left unexplored.
+    pub bounded: bool,
+    /// Distinct abstract states the test named with
+    /// `samaritan::coverage::state`, if it named any.
+    pub states: Option<u64>,
+    /// How the count of distinct states grew: `(executions, states)` at
+    /// every execution that reached a new state, then at the end.
+    pub coverage: Vec<(u64, u64)>,
+    /// How much the failing schedule was shrunk before it was reported,
+    /// when it was minimized ([`Config::minimize`]).
+    pub shrink: Option<Shrink>,
+    /// For a coverage-guided search (HaPSet): the predecessor pairs
+    /// covered at the end, loaded ones included
+    /// ([`Strategy::coverage_pairs`]).
+    pub hapset_pairs: Option<u64>,
+}
+
+impl Report {
+    pub(crate) fn with_strategy(mut self, strategy: &str) -> Report {
+        self.strategy = strategy.to_string();
+        self
+    }
+
+    /// Returns whether the exploration found a bug.
+    pub fn is_failure(&self) -> bool {
+        self.outcome.is_failure()
+    }
+
+    /// Returns the replay token of the failure, if there is one.
+    pub fn token(&self) -> Option<&str> {
+        self.failure.as_ref().map(|f| f.token.as_str())
+    }
+
+    /// Returns the command that replays the failure.
+    ///
+    /// Inside a test (a thread named after it) that is the test command with
+    /// `SAMARITAN_REPLAY` set; elsewhere (a program's main thread), the call
+    /// that replays it in code.
+    pub fn replay_command(&self) -> Option<String> {
+        let token = self.token()?;
+        Some(match self.test_name.as_deref().filter(|n| *n != "main") {
+            Some(name) => format!("SAMARITAN_REPLAY={token} cargo test {name} -- --exact"),
+            None => format!("samaritan::replay(\"{token}\", <the same closure>)"),
+        })
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.is_failure() {
+            let how = match (self.exhausted, self.bounded, self.completed_bound) {
+                (true, true, Some(c)) => {
+                    format!("every execution with <= {c} {} explored", plural(c as usize, "preemption"))
+                }
+                (true, _, _) => "every execution explored".to_string(),
+                (false, _, Some(c)) => format!(
+                    "search stopped before the space was exhausted; every execution with <= {c} {} explored",
+                    plural(c as usize, "preemption")
+                ),
+                (false, _, None) => "search stopped before the space was exhausted".to_string(),
+            };
+            // A coverage-guided search skips what it judges covered: its
+            // end is not exhaustion.
+            let how = match (self.hapset_pairs, self.exhausted) {
+                (Some(_), true) => "every choice with an uncovered predecessor pair explored".to_string(),
+                _ => how,
+            };
+            write!(f, "pass: {how}: {} executions", self.executions)?;
+            if self.pruned > 0 {
+                write!(f, " ({} cut short as redundant)", self.pruned)?;
+            }
+            write!(f, ", no bug (strategy {})", self.strategy)?;
+            if let Some(states) = self.states {
+                write!(f, "; {states} distinct states")?;
+            }
+            if let Some(pairs) = self.hapset_pairs {
+                write!(f, "; {pairs} HaPSet {} covered (not exhaustive)", plural(pairs as usize, "pair"))?;
+            }
+            return Ok(());
+        }
+        writeln!(f, "samaritan found a bug in execution {} (strategy {})", self.executions, self.strategy)?;
+        writeln!(f)?;
+        writeln!(f, "{}", self.outcome)?;
+        if let Some(shrink) = self.shrink.filter(Shrink::shrank) {
+            writeln!(f, "\n{shrink}")?;
+        }
+        if let (Some(c), Some(failure)) = (self.completed_bound, &self.failure) {
+            let p = failure.trace.preemptions();
+            writeln!(
+                f,
+                "\nit takes {p} {}: every execution with <= {c} {} passed",
+                plural(p, "preemption"),
+                plural(c as usize, "preemption")
+            )?;
+        }
+        if let Some(failure) = &self.failure {
+            writeln!(f)?;
+            let (steps, preemptions) = (failure.trace.lines.len(), failure.trace.preemptions());
+            writeln!(
+                f,
+                "trace ({} {}, {} {}):",
+                steps,
+                plural(steps, "step"),
+                preemptions,
+                plural(preemptions, "preemption")
+            )?;
+            // A diverging execution's end is its cycle, shown above.
+            let tail = if self.outcome.diverged() { 20 } else { 120 };
+            write_trace(f, &failure.trace, tail)?;
+            if failure.leaked_actors > 0 {
+                writeln!(f, "note: {} thread(s) could not be unwound at teardown", failure.leaked_actors)?;
+            }
+            writeln!(f)?;
+            writeln!(f, "replay token: {}", failure.token)?;
+            if let Some(command) = self.replay_command() {
+                writeln!(f, "replay with:  {command}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Longest trace a report prints whole; longer ones show their start and
+/// end (the full trace stays in [`Failure::trace`]).
+const TRACE_PRINT_LIMIT: usize = 200;
+
+/// Writes `trace`, eliding the middle of a long one but for its first 40
+/// and last `tail` steps.
+fn write_trace(f: &mut fmt::Formatter<'_>, trace: &Trace, tail: usize) -> fmt::Result {
+    if trace.lines.len() <= TRACE_PRINT_LIMIT {
+        return write!(f, "{trace}");
+    }
+    let head = 40;
+    let part = |lines: &[crate::trace::TraceLine]| Trace { lines: lines.to_vec() };
+    write!(f, "{}", part(&trace.lines[..head]))?;
+    writeln!(f, "   ... {} steps not shown ...", trace.lines.len() - head - tail)?;
+    write!(f, "{}", part(&trace.lines[trace.lines.len() - tail..]))
+}
+
+/// Returns `word` with an `s` unless `n` is 1.
+pub(crate) fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    }
+}
+
+/// How big a failing execution is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Size {
+    /// Steps taken, as many as the trace has lines.
+    pub steps: usize,
+    /// Preempting context switches.
+    pub preemptions: usize,
+    /// Threads that took at least one step, the main thread included.
+    pub actors: usize,
+}
+
+impl Size {
+    /// The order minimization goes by: fewer preemptions first, then fewer
+    /// threads, then fewer steps.
+    pub(crate) fn key(self) -> (usize, usize, usize) {
+        (self.preemptions, self.actors, self.steps)
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}, {} {}, {} {}",
+            self.steps,
+            plural(self.steps, "step"),
+            self.preemptions,
+            plural(self.preemptions, "preemption"),
+            self.actors,
+            plural(self.actors, "thread")
+        )
+    }
+}
+
+/// How much minimization shrank a failing schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Shrink {
+    /// The size of the schedule the search found.
+    pub before: Size,
+    /// The size of the schedule reported.
+    pub after: Size,
+    /// Executions the minimizer ran, the one measuring the found schedule
+    /// included.
+    pub runs: u32,
+}
+
+impl Shrink {
+    /// Returns whether the reported schedule is smaller than the found one.
+    pub fn shrank(&self) -> bool {
+        self.after != self.before
+    }
+}
+
+impl fmt::Display for Shrink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "minimized from {} to {} ({} {})",
+            self.before,
+            self.after,
+            self.runs,
+            plural(self.runs as usize, "run")
+        )
+    }
+}
