@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use samaritan_sim::{Config, Report, Schedule, Strategy, TokenError};
-use samaritan_strategies::{CbPor, Coverage, CoverageError, Dfs, Dpor, Icb, Pct, Random, RoundRobin};
+use samaritan_strategies::{CbPor, Coverage, CoverageError, Dfs, Dpor, Icb, Pct, Portfolio, Random, RoundRobin};
 
 use crate::{env, persist};
 
@@ -14,9 +14,19 @@ use crate::{env, persist};
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SearchStrategy {
-    /// Iterative context bounding (the default): every schedule with 0
-    /// preemptions, then 1, up to [`Builder::preemption_bound`]. A bug is
-    /// found with the fewest preemptions that expose it.
+    /// The default: a portfolio that interleaves, execution by execution,
+    /// a systematic search (partial-order reduction under a preemption
+    /// bound, [`SearchStrategy::CbPor`], at bound 0, then 1, up to
+    /// [`Builder::preemption_bound`]) with randomized bug hunters (PCT at
+    /// [`Builder::pct_depth`] and uniform random search, from
+    /// [`Builder::seed`]), which find shallow bugs in programs with many
+    /// threads long before a systematic search would. A pass says what the
+    /// systematic part covered, plus how many randomized executions ran; a
+    /// replay token names the part that found the bug.
+    Portfolio,
+    /// Iterative context bounding: every schedule with 0 preemptions, then
+    /// 1, up to [`Builder::preemption_bound`]. A bug is found with the
+    /// fewest preemptions that expose it.
     Icb,
     /// Every schedule, depth first, with no bound on preemptions.
     Dfs,
@@ -102,27 +112,33 @@ impl From<TokenError> for Error {
 #[non_exhaustive]
 #[derive(Clone, Debug)]
 pub struct Builder {
-    /// The search. Defaults to `SAMARITAN_STRATEGY`, else iterative context
-    /// bounding.
+    /// The search. Defaults to `SAMARITAN_STRATEGY`, else the portfolio
+    /// ([`SearchStrategy::Portfolio`]).
     pub strategy: SearchStrategy,
-    /// Most preemptions per execution for [`SearchStrategy::Icb`]. Defaults
-    /// to `SAMARITAN_PREEMPTIONS`, else 2.
+    /// Most preemptions per execution for the bounded searches (the
+    /// portfolio's systematic part, [`SearchStrategy::Icb`],
+    /// [`SearchStrategy::CbPor`]). Defaults to `SAMARITAN_PREEMPTIONS`,
+    /// else 2.
     pub preemption_bound: u32,
     /// Whether the fair demonic scheduler is on: spin loops that yield
     /// terminate, and divergence is reported as a livelock or a
     /// good-samaritan violation. Defaults to `SAMARITAN_FAIRNESS`, else on.
     pub fairness: bool,
-    /// Bug depth `d` for [`SearchStrategy::Pct`]. Defaults to
-    /// `SAMARITAN_PCT_DEPTH`, else 3.
+    /// Bug depth `d` for [`SearchStrategy::Pct`] and the portfolio's PCT
+    /// part. Defaults to `SAMARITAN_PCT_DEPTH`, else 3.
     pub pct_depth: u32,
     /// Steps per execution. Defaults to `SAMARITAN_MAX_STEPS`, else 100000.
     pub max_steps: u64,
     /// Executions per exploration. Defaults to `SAMARITAN_MAX_EXECUTIONS`,
     /// else unbounded (1000 for random search and PCT).
     pub max_executions: Option<u64>,
-    /// Time per exploration. Defaults to `SAMARITAN_MAX_TIME` (seconds).
+    /// Time per exploration, checked between executions. Defaults to
+    /// `SAMARITAN_MAX_TIME` (seconds, or `none`), else one minute. A search
+    /// the budget stops passes with a verdict that says so and what was
+    /// covered, and [`Builder::check`] prints that on standard error.
     pub max_time: Option<Duration>,
-    /// Seed for random search and PCT. Defaults to `SAMARITAN_SEED`, else 0.
+    /// Seed for random search and PCT (also the portfolio's). Defaults to
+    /// `SAMARITAN_SEED`, else 0.
     pub seed: u64,
     /// Coroutine stack size. Defaults to `SAMARITAN_STACK_SIZE`, else 2 MiB (as std threads). A simulated thread that overflows it crashes the process (no guard-page handler yet).
     pub stack_size: usize,
@@ -147,8 +163,16 @@ pub struct Builder {
     /// Defaults to `SAMARITAN_HAPSET_FILE`, else none (coverage starts
     /// empty and is not kept).
     pub hapset_file: Option<PathBuf>,
+    /// Whether a search that runs longer than two seconds prints a
+    /// progress line on standard error every two seconds. Defaults to
+    /// `SAMARITAN_PROGRESS`, else on.
+    pub progress: bool,
     env_error: Option<Error>,
 }
+
+/// The time budget of an exploration unless `SAMARITAN_MAX_TIME` or
+/// [`Builder::max_time`] says otherwise.
+pub(crate) const DEFAULT_MAX_TIME: Duration = Duration::from_secs(60);
 
 impl Default for Builder {
     fn default() -> Builder {
@@ -195,7 +219,8 @@ impl Builder {
     fn with_env(get: &dyn Fn(&str) -> Option<String>) -> Builder {
         let mut err = None;
         let strategy = match get(env::STRATEGY).as_deref().map(str::trim) {
-            None | Some("icb") => SearchStrategy::Icb,
+            None | Some("portfolio") => SearchStrategy::Portfolio,
+            Some("icb") => SearchStrategy::Icb,
             Some("dfs") => SearchStrategy::Dfs,
             Some("random") => SearchStrategy::Random,
             Some("pct") => SearchStrategy::Pct,
@@ -207,15 +232,23 @@ impl Builder {
                 err = Some(Error::InvalidEnv {
                     var: env::STRATEGY,
                     value: other.to_string(),
-                    expected: "one of icb, dfs, dpor, cb-por, hapset, random, pct, round-robin",
+                    expected: "one of portfolio, icb, dfs, dpor, cb-por, hapset, random, pct, round-robin",
                 });
-                SearchStrategy::Icb
+                SearchStrategy::Portfolio
             }
         };
         let spurious = flag(get, env::SPURIOUS_FAILURES, &mut err);
         let fairness = flag(get, env::FAIRNESS, &mut err);
         let minimize = flag(get, env::MINIMIZE, &mut err);
         let persist = flag(get, env::PERSIST, &mut err);
+        let progress = flag(get, env::PROGRESS, &mut err);
+        let max_time = match get(env::MAX_TIME).as_deref().map(str::trim) {
+            None => Some(DEFAULT_MAX_TIME),
+            Some("none") => None,
+            Some(_) => parse::<f64>(get, env::MAX_TIME, "a number of seconds, or none", &mut err)
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(Duration::from_secs_f64),
+        };
         let pct_depth = match parse::<u32>(get, env::PCT_DEPTH, "a depth of at least 1", &mut err) {
             Some(0) => {
                 err.get_or_insert(Error::InvalidEnv {
@@ -234,9 +267,7 @@ impl Builder {
             pct_depth,
             max_steps: parse(get, env::MAX_STEPS, "a number of steps", &mut err).unwrap_or(100_000),
             max_executions: parse(get, env::MAX_EXECUTIONS, "a number of executions", &mut err),
-            max_time: parse::<f64>(get, env::MAX_TIME, "a number of seconds", &mut err)
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(Duration::from_secs_f64),
+            max_time,
             seed: parse(get, env::SEED, "an unsigned 64-bit number", &mut err).unwrap_or(0),
             stack_size: parse(get, env::STACK_SIZE, "a number of bytes", &mut err).unwrap_or(2 << 20).max(16 * 1024),
             watchdog: Duration::from_millis(
@@ -247,6 +278,7 @@ impl Builder {
             minimize,
             persist,
             hapset_file: get(env::HAPSET_FILE).filter(|p| !p.trim().is_empty()).map(PathBuf::from),
+            progress,
             env_error: err,
         }
     }
@@ -301,9 +333,22 @@ impl Builder {
         self
     }
 
-    /// Bounds the exploration's time.
+    /// Bounds the exploration's time (one minute unless set).
     pub fn max_time(mut self, time: Duration) -> Builder {
         self.max_time = Some(time);
+        self
+    }
+
+    /// Lifts the time budget: the search runs until it is exhausted, finds
+    /// a bug or reaches another budget.
+    pub fn unlimited_time(mut self) -> Builder {
+        self.max_time = None;
+        self
+    }
+
+    /// Turns the progress lines of long searches on or off.
+    pub fn progress(mut self, on: bool) -> Builder {
+        self.progress = on;
         self
     }
 
@@ -356,12 +401,14 @@ impl Builder {
         config.stack_size = self.stack_size;
         config.spurious_failures = self.spurious_failures;
         config.minimize = self.minimize;
+        config.progress = self.progress;
         config.test_name = std::thread::current().name().map(str::to_string);
         config
     }
 
     fn make_strategy(&self) -> Box<dyn Strategy + Send> {
         match self.strategy {
+            SearchStrategy::Portfolio => Box::new(Portfolio::new(self.preemption_bound, self.seed, self.pct_depth)),
             SearchStrategy::Icb => Box::new(Icb::new(self.preemption_bound)),
             SearchStrategy::Dfs => Box::new(Dfs::new()),
             SearchStrategy::Random => Box::new(Random::new(self.seed)),
@@ -451,10 +498,28 @@ impl Builder {
                 ),
                 None => panic!("{report}"),
             },
-            Ok(_) => {}
+            Ok(report) => {
+                if report.stopped.is_some() {
+                    budget_note(&report);
+                }
+            }
             Err(err) => panic!("samaritan: {err}"),
         }
     }
+}
+
+/// Says on standard error (past the test harness's capture) that a budget
+/// stopped a passing search, and what it covered: such a pass is not a
+/// proof.
+fn budget_note(report: &Report) {
+    use std::io::Write as _;
+    let who = report.test_name.as_deref().filter(|n| *n != "main").unwrap_or("check");
+    let line = format!(
+        "samaritan: {who}: {report}\nsamaritan: {who}: not every schedule was explored; raise {} or {} to search further\n",
+        env::MAX_TIME,
+        env::MAX_EXECUTIONS
+    );
+    let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
 /// Explores every schedule of `f` and panics with a report if one fails.
@@ -511,6 +576,7 @@ mod tests {
             ("SAMARITAN_MINIMIZE", "0"),
             ("SAMARITAN_PERSIST", "0"),
             ("SAMARITAN_HAPSET_FILE", "cov.hapset"),
+            ("SAMARITAN_PROGRESS", "0"),
         ]);
         assert_eq!(b.strategy, SearchStrategy::Random);
         assert_eq!((b.preemption_bound, b.fairness, b.pct_depth, b.persist), (3, false, 4, false));
@@ -519,6 +585,7 @@ mod tests {
         assert!(!b.spurious_failures && !b.minimize);
         assert_eq!(b.replay.as_deref(), Some("s2_abc"));
         assert_eq!(b.hapset_file, Some(PathBuf::from("cov.hapset")));
+        assert!(!b.progress);
         assert_eq!(b.env_error, None);
         assert_eq!(from(&[("SAMARITAN_STRATEGY", "hapset")]).strategy, SearchStrategy::HapSet);
     }
@@ -526,10 +593,12 @@ mod tests {
     #[test]
     fn an_empty_environment_gives_the_documented_defaults() {
         let b = from(&[]);
-        assert_eq!(b.strategy, SearchStrategy::Icb);
+        assert_eq!(b.strategy, SearchStrategy::Portfolio);
         assert_eq!((b.preemption_bound, b.fairness, b.pct_depth, b.persist), (2, true, 3, true));
         assert_eq!((b.max_steps, b.max_executions, b.seed, b.stack_size), (100_000, None, 0, 2 << 20));
-        assert_eq!((b.max_time, b.watchdog), (None, Duration::from_secs(10)));
+        assert_eq!((b.max_time, b.watchdog), (Some(Duration::from_secs(60)), Duration::from_secs(10)));
+        assert!(b.progress);
+        assert_eq!(from(&[("SAMARITAN_MAX_TIME", "none")]).max_time, None);
         assert!(b.spurious_failures && b.minimize);
         assert_eq!(b.replay, None);
         assert_eq!(b.hapset_file, None);
@@ -543,7 +612,7 @@ mod tests {
         let b = from(&[("SAMARITAN_STRATEGY", "bfs")]);
         assert_eq!(
             b.explore(|| {}).unwrap_err().to_string(),
-            "SAMARITAN_STRATEGY=\"bfs\" is invalid: expected one of icb, dfs, dpor, cb-por, hapset, random, pct, round-robin"
+            "SAMARITAN_STRATEGY=\"bfs\" is invalid: expected one of portfolio, icb, dfs, dpor, cb-por, hapset, random, pct, round-robin"
         );
         let b = from(&[("SAMARITAN_PCT_DEPTH", "0")]);
         assert_eq!(

@@ -1,15 +1,17 @@
 //! The `SAMARITAN_*` environment variables that set the builder's defaults.
 
-/// Strategy: `icb` (default: iterative context bounding), `dfs`, `dpor`,
-/// `cb-por`, `hapset` (DPOR with HaPSet coverage pruning; not complete),
-/// `random`, `pct` or `round-robin`.
+/// Strategy: `portfolio` (default: cb-por at rising preemption bounds
+/// interleaved with PCT and random search), `icb` (iterative context
+/// bounding), `dfs`, `dpor`, `cb-por`, `hapset` (DPOR with HaPSet coverage
+/// pruning; not complete), `random`, `pct` or `round-robin`.
 pub const STRATEGY: &str = "SAMARITAN_STRATEGY";
 /// Steps allowed per execution (default 100000).
 pub const MAX_STEPS: &str = "SAMARITAN_MAX_STEPS";
 /// Executions allowed per exploration (default: unbounded for `dfs`, 1000
 /// for `random`).
 pub const MAX_EXECUTIONS: &str = "SAMARITAN_MAX_EXECUTIONS";
-/// Seconds allowed per exploration (default: unbounded).
+/// Seconds allowed per exploration (default 60), or `none` for no time
+/// budget.
 pub const MAX_TIME: &str = "SAMARITAN_MAX_TIME";
 /// Seed of the `random` and `pct` strategies (default 0).
 pub const SEED: &str = "SAMARITAN_SEED";
@@ -22,7 +24,8 @@ pub const WATCHDOG_MS: &str = "SAMARITAN_WATCHDOG_MS";
 pub const SPURIOUS_FAILURES: &str = "SAMARITAN_SPURIOUS_FAILURES";
 /// A replay token: `check` replays it instead of exploring.
 pub const REPLAY: &str = "SAMARITAN_REPLAY";
-/// Most preemptions per execution for `icb` (default 2).
+/// Most preemptions per execution for the bounded searches: the
+/// portfolio's systematic part, `icb` and `cb-por` (default 2).
 pub const PREEMPTIONS: &str = "SAMARITAN_PREEMPTIONS";
 /// Whether the fair demonic scheduler is on: `1` (default) or `0`.
 pub const FAIRNESS: &str = "SAMARITAN_FAIRNESS";
@@ -39,3 +42,6 @@ pub const PERSIST: &str = "SAMARITAN_PERSIST";
 /// loaded before an exploration (a missing file is empty coverage), saved
 /// after it (default: none, coverage is not kept).
 pub const HAPSET_FILE: &str = "SAMARITAN_HAPSET_FILE";
+/// Whether a search that runs longer than two seconds prints a progress
+/// line on standard error every two seconds: `1` (default) or `0`.
+pub const PROGRESS: &str = "SAMARITAN_PROGRESS";

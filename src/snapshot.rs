@@ -23,7 +23,7 @@
 //!         t.join().unwrap();
 //!     })
 //!     .unwrap();
-//! assert!(samaritan::snapshot::summary(&report).starts_with("strategy: icb\n"));
+//! assert!(samaritan::snapshot::summary(&report).starts_with("strategy: portfolio\n"));
 //! # }
 //! ```
 //!
@@ -33,9 +33,10 @@ use std::fmt::Write;
 
 use samaritan_sim::Report;
 
-/// The summary of an exploration: strategy, preemption bound, executions,
-/// whether the space was exhausted, the verdict, and the distinct states
-/// the test named, one `key: value` per line.
+/// The summary of an exploration: strategy, preemption bound, executions
+/// (and of them the portfolio's randomized ones), the budget that stopped
+/// the search, whether the space was exhausted, the verdict, and the
+/// distinct states the test named, one `key: value` per line.
 pub fn summary(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "strategy: {}", report.strategy);
@@ -46,6 +47,12 @@ pub fn summary(report: &Report) -> String {
     let _ = writeln!(out, "executions: {}", report.executions);
     if report.pruned > 0 {
         let _ = writeln!(out, "cut short as redundant: {}", report.pruned);
+    }
+    if report.randomized > 0 {
+        let _ = writeln!(out, "randomized (of the executions): {}", report.randomized);
+    }
+    if let Some(budget) = report.stopped {
+        let _ = writeln!(out, "stopped by: {budget}");
     }
     let _ = writeln!(out, "exhausted: {}", report.exhausted);
     let _ = writeln!(out, "verdict: {}", report.outcome.kind());

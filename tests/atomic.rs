@@ -89,6 +89,7 @@ mod sim {
     #[test]
     fn the_weak_compare_exchange_retry_loop_terminates_under_exhaustive_search() {
         let report = Builder::new()
+            .strategy(SearchStrategy::Icb)
             .explore(|| {
                 let n = AtomicUsize::new(0);
                 let mut current = n.load(Ordering::Relaxed);

@@ -259,9 +259,10 @@ fn weak_compare_exchange_may_fail_spuriously_unless_turned_off() {
         let _ = n.compare_exchange_weak(0, 1, Ordering::SeqCst, Ordering::SeqCst);
     };
     // One data choice with two values: succeed or fail spuriously.
-    let on = Builder::new().spurious_failures(true).explore(body).unwrap();
+    let icb = Builder::new().strategy(SearchStrategy::Icb);
+    let on = icb.clone().spurious_failures(true).explore(body).unwrap();
     assert_eq!((on.executions, on.exhausted), (2, true));
-    let off = Builder::new().spurious_failures(false).explore(body).unwrap();
+    let off = icb.spurious_failures(false).explore(body).unwrap();
     assert_eq!((off.executions, off.exhausted), (1, true));
 }
 
@@ -277,7 +278,7 @@ fn max_executions_stops_the_search_before_it_is_exhausted() {
     assert_eq!((report.executions, report.exhausted, &report.outcome), (3, false, &Outcome::Pass));
     assert_eq!(
         report.to_string(),
-        "pass: search stopped before the space was exhausted: 3 executions, no bug (strategy dfs)"
+        "pass: the budget of 3 executions stopped the search before the space was exhausted: 3 executions, no bug (strategy dfs)"
     );
 }
 
@@ -302,5 +303,5 @@ fn the_watchdog_names_a_thread_that_blocks_while_starting() {
         .unwrap();
     let Outcome::UncontrolledBlocking { actor, .. } = &report.outcome else { panic!("{report}") };
     assert_eq!(actor, "worker");
-    assert_eq!(report.strategy, "icb");
+    assert_eq!(report.strategy, "portfolio");
 }

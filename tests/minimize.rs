@@ -130,7 +130,7 @@ mod sim {
 
     #[test]
     fn an_icb_failure_keeps_its_preemption_count_and_loses_the_bystanders() {
-        let report = check_found(Builder::new(), lost_update);
+        let report = check_found(Builder::new().strategy(SearchStrategy::Icb), lost_update);
         let shrink = report.shrink.unwrap();
         // ICB finds the bug at 1 preemption, which minimization never
         // raises nor, here, can lower; it drops what else ran.

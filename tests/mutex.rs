@@ -77,6 +77,7 @@ mod sim {
         use samaritan::sync::atomic::{AtomicUsize, Ordering};
         static FAILED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let report = Builder::new()
+            .strategy(samaritan::SearchStrategy::Icb)
             .explore(|| {
                 let m = Arc::new(Mutex::new(()));
                 let busy = Arc::new(AtomicUsize::new(0));

@@ -294,7 +294,7 @@ mod sim {
         // With no preemption one thread initializes before the other
         // checks, and its store orders the write before the other's read:
         // the race takes both checks before either store (1 preemption).
-        let report = Builder::new().explore(racy_lazy_init).expect("valid settings");
+        let report = Builder::new().strategy(SearchStrategy::Icb).explore(racy_lazy_init).expect("valid settings");
         let expected = double_initialization();
         assert_eq!((&report.outcome, report.executions, report.completed_bound), (&expected, 3, Some(0)), "{report}");
         let failure = report.failure.as_ref().expect("a race has a trace");

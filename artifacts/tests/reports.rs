@@ -31,7 +31,7 @@ fn fact(page: &Element, name: &str) -> String {
 
 #[test]
 fn the_lost_update_as_a_timeline() {
-    let report = Builder::new().explore(lost_update::two_increments).unwrap();
+    let report = Builder::new().strategy(SearchStrategy::Icb).explore(lost_update::two_increments).unwrap();
     assert!(matches!(report.outcome, Outcome::Panic { .. }));
     let (_, page) = page_of(&report);
     let failure = report.failure.as_ref().unwrap();

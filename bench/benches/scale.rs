@@ -78,7 +78,7 @@ fn loads(steps: usize) {
     }
 }
 
-const STRATEGIES: [(&str, SearchStrategy); 7] = [
+const STRATEGIES: [(&str, SearchStrategy); 8] = [
     ("dfs", SearchStrategy::Dfs),
     ("icb", SearchStrategy::Icb),
     ("dpor", SearchStrategy::Dpor),
@@ -86,6 +86,7 @@ const STRATEGIES: [(&str, SearchStrategy); 7] = [
     ("hapset", SearchStrategy::HapSet),
     ("pct", SearchStrategy::Pct),
     ("random", SearchStrategy::Random),
+    ("portfolio", SearchStrategy::Portfolio),
 ];
 
 /// Seconds of one execution of `model(steps)` under `strategy`, the

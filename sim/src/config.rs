@@ -25,8 +25,12 @@ pub struct Config {
     /// The test's name, for the replay command in reports.
     pub test_name: Option<String>,
     /// Whether a failing schedule is shrunk before it is reported (fewer
-    /// preemptions, threads and steps; see [`Shrink`]).
+    /// preemptions, threads and steps; see [`Shrink`](crate::Shrink)).
     pub minimize: bool,
+    /// Whether a search that runs longer than two seconds prints a
+    /// progress line on standard error every two seconds (executions, rate,
+    /// where the search is).
+    pub progress: bool,
 }
 
 impl Default for Config {
@@ -41,6 +45,7 @@ impl Default for Config {
             fairness: true,
             test_name: None,
             minimize: true,
+            progress: true,
         }
     }
 }

@@ -14,12 +14,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::actor::{display_name, Actor, StackPool, Status};
-use crate::progress::Progress;
 use crate::fair::Fairness;
 use crate::liveness::{self, Divergence};
 pub(crate) use crate::object::ObjectInfo;
 use crate::op::{ActorId, ObjectId, Op};
 use crate::outcome::{BlockedActor, CycleStep, Deadlock, Outcome};
+use crate::progress::Progress;
 use crate::race::Races;
 use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 use crate::trace::{location_string, Trace, TraceLine, TraceStep};

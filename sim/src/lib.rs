@@ -43,9 +43,9 @@ pub mod rt;
 
 pub use config::{Body, Config};
 pub use explore::{explore, replay};
-pub use report::{Failure, Report, Shrink, Size};
 pub use op::{Access, ActorId, Footprint, ObjectId, Op};
 pub use outcome::{BlockedActor, CycleStep, Deadlock, Outcome, RaceAccess};
+pub use report::{Budget, Failure, Report, Shrink, Size};
 pub use schedule::{Replay, Schedule, TokenError, TOKEN_VERSION};
 pub use strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 pub use trace::{Trace, TraceLine, TRACE_VERSION};

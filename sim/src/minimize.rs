@@ -39,11 +39,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::config::{Body, Config};
-use crate::report::{Shrink, Size};
-use crate::search::search;
 use crate::op::{ActorId, Op};
 use crate::outcome::Outcome;
+use crate::report::{Shrink, Size};
 use crate::schedule::{Replay, Schedule};
+use crate::search::search;
 use crate::strategy::{ChoiceError, ChoicePoint, SchedulePoint, Step, Strategy};
 
 /// Most candidate runs one minimization makes.

@@ -1,6 +1,18 @@
-//! What the thread that watches an exploration sees of it.
+//! What the thread that watches an exploration sees of it, and the
+//! progress lines it prints while a long search runs.
+//!
+//! The exploring thread publishes counters after every step or execution
+//! (cheap relaxed stores). Every two seconds the watcher asks for a
+//! description of where the search is ([`Strategy::progress`]), which the
+//! exploring thread writes at the end of its next execution, never more
+//! often: describing costs nothing on the hot path.
 
-use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::strategy::Strategy;
 
 /// Shared with the watchdog: how far the exploration has got.
 #[derive(Debug, Default)]
@@ -10,8 +22,102 @@ pub(crate) struct Progress {
     /// The actor running (or starting) most recently.
     pub(crate) actor: AtomicU32,
     /// Names given to actors of the running execution, by index.
-    pub(crate) names: std::sync::Mutex<Vec<(u32, String)>>,
+    pub(crate) names: Mutex<Vec<(u32, String)>>,
     /// Set by the watchdog when it gave up on the exploration: it stops at
     /// the next execution instead of running on unseen.
-    pub(crate) cancelled: std::sync::atomic::AtomicBool,
+    pub(crate) cancelled: AtomicBool,
+    /// Set by the watcher when it wants [`Progress::phase`] renewed.
+    want: AtomicBool,
+    /// Where the search is, as the strategy says it.
+    phase: Mutex<Option<String>>,
+}
+
+impl Progress {
+    /// Called by the exploring thread after each execution: writes where
+    /// the search is if the watcher asked.
+    pub(crate) fn describe(&self, strategy: &dyn Strategy) {
+        if self.want.load(Ordering::Relaxed) {
+            self.want.store(false, Ordering::Relaxed);
+            *self.phase.lock().unwrap_or_else(|p| p.into_inner()) = strategy.progress();
+        }
+    }
+}
+
+/// How often a long search prints a line, and after how long the first.
+pub(crate) const EVERY: Duration = Duration::from_secs(2);
+
+/// The watcher's side: prints a progress line on standard error every
+/// [`EVERY`] once the search has run that long.
+#[derive(Debug)]
+pub(crate) struct Lines {
+    /// What the lines are about: the test's name, or the strategy's.
+    label: String,
+    started: Instant,
+    next: Instant,
+    /// Executions and time at the last line, for the rate.
+    last: (u64, Instant),
+}
+
+impl Lines {
+    pub(crate) fn new(label: String) -> Lines {
+        let now = Instant::now();
+        Lines { label, started: now, next: now + EVERY, last: (0, now) }
+    }
+
+    /// Prints a line if one is due; asks for a fresh description shortly
+    /// before.
+    pub(crate) fn tick(&mut self, progress: &Progress, poll: Duration) {
+        let now = Instant::now();
+        if now + poll >= self.next {
+            progress.want.store(true, Ordering::Relaxed);
+        }
+        if now < self.next {
+            return;
+        }
+        let executions = progress.executions.load(Ordering::Relaxed);
+        let rate = (executions - self.last.0) as f64 / now.duration_since(self.last.1).as_secs_f64().max(1e-9);
+        let phase = progress.phase.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut line = format!(
+            "samaritan: {}: {:.0} s, {} executions ({}/s)",
+            self.label,
+            now.duration_since(self.started).as_secs_f64(),
+            grouped(executions),
+            grouped(rate as u64)
+        );
+        if let Some(phase) = phase {
+            line.push_str(", ");
+            line.push_str(&phase);
+        }
+        line.push('\n');
+        // Straight to the stream, not through the test harness's capture:
+        // a long search is worth seeing while it runs.
+        let _ = std::io::stderr().write_all(line.as_bytes());
+        self.last = (executions, now);
+        while self.next <= now {
+            self.next += EVERY;
+        }
+    }
+}
+
+/// `n` with a comma between groups of three digits.
+pub(crate) fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_grouped_by_thousands() {
+        assert_eq!([grouped(0), grouped(999), grouped(1_000), grouped(1_234_567)], ["0", "999", "1,000", "1,234,567"]);
+    }
 }

@@ -2,6 +2,7 @@
 //! covered, and for a failure its trace, token and replay command.
 
 use std::fmt;
+use std::time::Duration;
 
 use crate::outcome::Outcome;
 use crate::schedule::Schedule;
@@ -56,14 +57,64 @@ pub struct Report {
     pub shrink: Option<Shrink>,
     /// For a coverage-guided search (HaPSet): the predecessor pairs
     /// covered at the end, loaded ones included
-    /// ([`Strategy::coverage_pairs`]).
+    /// ([`Strategy::coverage_pairs`](crate::Strategy::coverage_pairs)).
     pub hapset_pairs: Option<u64>,
+    /// For a portfolio: the executions its randomized parts ran, counted
+    /// in `executions` (the rest are the systematic part's).
+    pub randomized: u64,
+    /// The budget that stopped the search before its end, if one did.
+    pub stopped: Option<Budget>,
+}
+
+/// A budget that can stop a search.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// A number of executions ([`Config::max_executions`](crate::Config::max_executions)).
+    Executions(u64),
+    /// A length of time ([`Config::max_time`](crate::Config::max_time)).
+    Time(Duration),
+}
+
+impl fmt::Display for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Budget::Executions(n) => write!(f, "the budget of {n} {}", plural(*n as usize, "execution")),
+            Budget::Time(t) => write!(f, "the time budget of {}", seconds(*t)),
+        }
+    }
+}
+
+/// A duration in seconds, as short as it reads well.
+pub(crate) fn seconds(t: Duration) -> String {
+    let s = t.as_secs_f64();
+    if s >= 10.0 || s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s")
+    }
 }
 
 impl Report {
-    pub(crate) fn with_strategy(mut self, strategy: &str) -> Report {
-        self.strategy = strategy.to_string();
-        self
+    /// An empty report: a pass with nothing explored yet.
+    pub(crate) fn new(strategy: &str, test_name: Option<String>) -> Report {
+        Report {
+            outcome: Outcome::Pass,
+            executions: 0,
+            pruned: 0,
+            exhausted: false,
+            strategy: strategy.to_string(),
+            failure: None,
+            test_name,
+            completed_bound: None,
+            bounded: false,
+            states: None,
+            coverage: Vec::new(),
+            shrink: None,
+            hapset_pairs: None,
+            randomized: 0,
+            stopped: None,
+        }
     }
 
     /// Returns whether the exploration found a bug.
@@ -93,16 +144,20 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.is_failure() {
+            let stop = match self.stopped {
+                Some(budget) => format!("{budget} stopped the search"),
+                None => "search stopped".to_string(),
+            };
             let how = match (self.exhausted, self.bounded, self.completed_bound) {
                 (true, true, Some(c)) => {
                     format!("every execution with <= {c} {} explored", plural(c as usize, "preemption"))
                 }
                 (true, _, _) => "every execution explored".to_string(),
                 (false, _, Some(c)) => format!(
-                    "search stopped before the space was exhausted; every execution with <= {c} {} explored",
+                    "{stop} before the space was exhausted; every execution with <= {c} {} explored",
                     plural(c as usize, "preemption")
                 ),
-                (false, _, None) => "search stopped before the space was exhausted".to_string(),
+                (false, _, None) => format!("{stop} before the space was exhausted"),
             };
             // A coverage-guided search skips what it judges covered: its
             // end is not exhaustion.
@@ -110,9 +165,12 @@ impl fmt::Display for Report {
                 (Some(_), true) => "every choice with an uncovered predecessor pair explored".to_string(),
                 _ => how,
             };
-            write!(f, "pass: {how}: {} executions", self.executions)?;
+            write!(f, "pass: {how}: {} executions", self.executions - self.randomized)?;
             if self.pruned > 0 {
                 write!(f, " ({} cut short as redundant)", self.pruned)?;
+            }
+            if self.randomized > 0 {
+                write!(f, ", plus {} randomized", self.randomized)?;
             }
             write!(f, ", no bug (strategy {})", self.strategy)?;
             if let Some(states) = self.states {
@@ -123,7 +181,11 @@ impl fmt::Display for Report {
             }
             return Ok(());
         }
-        writeln!(f, "samaritan found a bug in execution {} (strategy {})", self.executions, self.strategy)?;
+        let seed = match self.failure.as_ref().and_then(|f| f.schedule.seed) {
+            Some(seed) => format!(", seed {seed}"),
+            None => String::new(),
+        };
+        writeln!(f, "samaritan found a bug in execution {} (strategy {}{seed})", self.executions, self.strategy)?;
         writeln!(f)?;
         writeln!(f, "{}", self.outcome)?;
         if let Some(shrink) = self.shrink.filter(Shrink::shrank) {

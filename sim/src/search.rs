@@ -15,8 +15,8 @@ use crate::actor::StackPool;
 use crate::config::{Body, Config};
 use crate::execution::{ExecConfig, Execution};
 use crate::outcome::Outcome;
-use crate::progress::Progress;
-use crate::report::{Failure, Report};
+use crate::progress::{Lines, Progress};
+use crate::report::{Budget, Failure, Report};
 use crate::run::run_execution;
 use crate::schedule::{Replay, Schedule};
 use crate::strategy::Strategy;
@@ -58,7 +58,12 @@ pub(crate) fn search(
     let poll = (config.watchdog / 4).clamp(Duration::from_millis(1), Duration::from_millis(250));
     let mut seen = (u64::MAX, u64::MAX);
     let mut since = Instant::now();
+    let label = config.test_name.clone().filter(|n| n != "main").unwrap_or_else(|| strategy_name.clone());
+    let mut lines = config.progress.then(|| Lines::new(label));
     loop {
+        if let Some(lines) = &mut lines {
+            lines.tick(&progress, poll);
+        }
         match rx.recv_timeout(poll) {
             Ok(report) => return report,
             Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -86,26 +91,14 @@ fn watchdog_report(config: &Config, strategy: &str, progress: &Progress, silent:
     drop(names);
     let executions = progress.executions.load(Ordering::Relaxed);
     let steps = progress.steps.load(Ordering::Relaxed);
-    Report {
-        outcome: Outcome::UncontrolledBlocking {
-            actor: name,
-            last: format!("step {steps} of execution {}", executions + 1),
-            silent_ms: silent.as_millis() as u64,
-        },
-        executions: executions + 1,
-        pruned: 0,
-        exhausted: false,
-        strategy: String::new(),
-        failure: None,
-        test_name: config.test_name.clone(),
-        completed_bound: None,
-        bounded: false,
-        states: None,
-        coverage: Vec::new(),
-        shrink: None,
-        hapset_pairs: None,
-    }
-    .with_strategy(strategy)
+    let mut report = Report::new(strategy, config.test_name.clone());
+    report.outcome = Outcome::UncontrolledBlocking {
+        actor: name,
+        last: format!("step {steps} of execution {}", executions + 1),
+        silent_ms: silent.as_millis() as u64,
+    };
+    report.executions = executions + 1;
+    report
 }
 
 fn explore_here(
@@ -133,28 +126,19 @@ fn explore_here(
         fair: config.fairness,
     };
     let started = Instant::now();
-    let mut report = Report {
-        outcome: Outcome::Pass,
-        executions: 0,
-        pruned: 0,
-        exhausted: false,
-        strategy: strategy.name().to_string(),
-        failure: None,
-        test_name: config.test_name.clone(),
-        completed_bound: None,
-        bounded: false,
-        states: None,
-        coverage: Vec::new(),
-        shrink: None,
-        hapset_pairs: None,
-    };
+    let mut report = Report::new(strategy.name(), config.test_name.clone());
     let cell =
         RefCell::new(Execution::new(0, exec_config, std::ptr::null_mut::<Replay>(), &mut pool, progress.clone()));
     loop {
-        if config.max_executions.is_some_and(|m| report.executions >= m)
-            || config.max_time.is_some_and(|t| started.elapsed() >= t)
-            || progress.cancelled.load(Ordering::Relaxed)
-        {
+        if let Some(m) = config.max_executions.filter(|&m| report.executions >= m) {
+            report.stopped = Some(Budget::Executions(m));
+            break;
+        }
+        if let Some(t) = config.max_time.filter(|&t| started.elapsed() >= t) {
+            report.stopped = Some(Budget::Time(t));
+            break;
+        }
+        if progress.cancelled.load(Ordering::Relaxed) {
             break;
         }
         if !strategy.begin_execution() {
@@ -180,9 +164,18 @@ fn explore_here(
         if states > report.coverage.last().map_or(0, |&(_, s)| s) {
             report.coverage.push((report.executions, states));
         }
+        progress.describe(&*strategy);
         if outcome.is_failure() || keep_last {
+            // A portfolio's token names the part that ran the execution.
+            let name = match strategy.part() {
+                Some(part) => format!("{}/{part}", strategy.name()),
+                None => strategy.name().to_string(),
+            };
+            if outcome.is_failure() {
+                report.strategy = name.clone();
+            }
             let schedule = Schedule {
-                strategy: strategy.name().to_string(),
+                strategy: name,
                 seed: strategy.seed(),
                 choices: std::mem::take(&mut exec.schedule),
                 fingerprint: if tracing { exec.fingerprint() } else { 0 },
@@ -203,6 +196,7 @@ fn explore_here(
     report.completed_bound = strategy.completed_bound();
     report.bounded = strategy.bounded();
     report.hapset_pairs = strategy.coverage_pairs();
+    report.randomized = strategy.randomized();
     let states = cell.borrow().states.len() as u64;
     report.states = (states > 0).then_some(states);
     if states > 0 && report.coverage.last().is_some_and(|&(e, _)| e < report.executions) {

@@ -216,4 +216,22 @@ pub trait Strategy {
     fn coverage_pairs(&self) -> Option<u64> {
         None
     }
+
+    /// For a search made of parts (a portfolio): the name of the part that
+    /// runs the current execution, which a replay token records.
+    fn part(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// For a portfolio: how many executions its randomized parts ran,
+    /// beside those its systematic part counts towards what it covered.
+    fn randomized(&self) -> u64 {
+        0
+    }
+
+    /// Where the search is, in a few words for a progress line ("bound 2",
+    /// "bound 1 complete"); asked now and then, never per execution.
+    fn progress(&self) -> Option<String> {
+        None
+    }
 }

@@ -187,7 +187,6 @@ pub struct CbPor {
     /// Each actor's pending operation at the latest scheduling point: its
     /// next step in every prefix that holds all its events.
     pending: Vec<Option<Footprint>>,
-    started: bool,
     exhausted: bool,
     /// Whether some alternative was left out for exceeding the bound.
     cut_by_bound: bool,
@@ -218,7 +217,6 @@ impl CbPor {
             blocked: false,
             cut_short: false,
             pending: Vec::new(),
-            started: false,
             exhausted: false,
             cut_by_bound: false,
             budget: 0,
@@ -602,26 +600,7 @@ impl Strategy for CbPor {
         self.blocked = false;
         self.cut_short = false;
         self.pending.clear();
-        if !self.started {
-            self.started = true;
-            return true;
-        }
-        // Back in the deepest `Search` frame with an open alternative; the
-        // frames done on the way are recorded in the budget table.
-        while let Some(mut node) = self.nodes.pop() {
-            let next = (0..node.alts.len()).find(|&i| !node.tried.contains(&i) && self.open(&node.alts[i]));
-            if let Some(i) = next {
-                node.taken = i;
-                node.tried.push(i);
-                self.nodes.push(node);
-                return true;
-            }
-            if let Some(b) = node.budget {
-                self.record(b);
-            }
-        }
-        self.exhausted = true;
-        false
+        true
     }
 
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
@@ -752,6 +731,24 @@ impl Strategy for CbPor {
             self.budget = MARK_BASE + self.history.events.len() / MARK_STEPS_PER_PREFIX;
             self.mark();
         }
+        // Back in the deepest `Search` frame with an open alternative, now
+        // (not at the next execution's start) so that `exhausted` is known
+        // as soon as the last execution ends; the frames done on the way
+        // are recorded in the budget table.
+        self.yielded = false;
+        while let Some(mut node) = self.nodes.pop() {
+            let next = (0..node.alts.len()).find(|&i| !node.tried.contains(&i) && self.open(&node.alts[i]));
+            if let Some(i) = next {
+                node.taken = i;
+                node.tried.push(i);
+                self.nodes.push(node);
+                return;
+            }
+            if let Some(b) = node.budget {
+                self.record(b);
+            }
+        }
+        self.exhausted = true;
     }
 
     fn exhausted(&self) -> bool {

@@ -1,0 +1,243 @@
+//! The default search: a systematic bounded search and randomized bug
+//! hunters, interleaved execution by execution.
+//!
+//! A systematic search alone is slow to find a shallow bug in a program
+//! with many threads: with `n` threads there are `n!` schedules without a
+//! preemption, and iterative context bounding runs them all before the
+//! first preemption. Randomized searches find such bugs in tens to
+//! thousands of executions whatever the number of threads, but never say
+//! what they covered. Coyote's default runs a portfolio of strategies for
+//! the same reason; here one exploration runs both kinds, deterministically
+//! interleaved:
+//!
+//! - the *systematic* part is partial-order reduction under a preemption
+//!   bound ([`CbPor`]), run at bound 0, then 1, and so on up to the bound,
+//!   each once the one below is exhausted (as iterative context bounding
+//!   does: a bug it finds needs the fewest preemptions it can, and a pass,
+//!   or a budget that stops the search, says up to which bound every
+//!   execution was covered);
+//! - the *hunters* are PCT ([`Pct`], at a small depth) and seeded uniform
+//!   random search ([`Random`]), taking turns.
+//!
+//! For the first [`RAMP`] systematic executions, a hunter execution follows
+//! each systematic one; after that one follows every [`LATER_SHARE`]. The search ends
+//! when the systematic part is exhausted (the hunters' executions are
+//! extra, never needed for the verdict). Every part runs under the fair
+//! scheduler, which sits in the engine. A replay token names the part that
+//! found the bug (`portfolio/pct`) and its seed; replay follows the
+//! token's choices, whatever part made them.
+
+use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Step, Strategy};
+
+use crate::{CbPor, Pct, Random};
+
+/// Systematic executions during which hunters run as often as the
+/// systematic part.
+pub const RAMP: u64 = 1_000;
+
+/// After [`RAMP`], systematic executions per hunter execution.
+pub const LATER_SHARE: u64 = 8;
+
+/// Which part runs the current execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Running {
+    Systematic,
+    Hunter(usize),
+}
+
+/// The default search: cb-por at rising bounds, with PCT and random
+/// search interleaved.
+pub struct Portfolio {
+    max_bound: u32,
+    /// The systematic search at the bound being explored.
+    systematic: CbPor,
+    bound: u32,
+    /// The largest bound whose every execution has been explored.
+    done_bound: Option<u32>,
+    /// Whether the last finished systematic search left executions beyond
+    /// its bound unexplored.
+    beyond: bool,
+    hunters: Vec<Box<dyn Strategy + Send>>,
+    next_hunter: usize,
+    systematic_runs: u64,
+    hunter_runs: u64,
+    running: Running,
+    exhausted: bool,
+}
+
+impl std::fmt::Debug for Portfolio {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Portfolio")
+            .field("bound", &self.bound)
+            .field("max_bound", &self.max_bound)
+            .field("systematic_runs", &self.systematic_runs)
+            .field("hunter_runs", &self.hunter_runs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Portfolio {
+    /// Creates the portfolio: cb-por up to `max_bound` preemptions, PCT of
+    /// depth `pct_depth` drawing from `seed`, and random search drawing
+    /// from `seed + 1`.
+    pub fn new(max_bound: u32, seed: u64, pct_depth: u32) -> Portfolio {
+        Portfolio::with_hunters(
+            max_bound,
+            vec![Box::new(Pct::new(seed, pct_depth)), Box::new(Random::new(seed.wrapping_add(1)))],
+        )
+    }
+
+    /// Creates the portfolio with the given hunters (none: the systematic
+    /// search alone, at rising bounds).
+    pub fn with_hunters(max_bound: u32, hunters: Vec<Box<dyn Strategy + Send>>) -> Portfolio {
+        Portfolio {
+            max_bound,
+            systematic: CbPor::new(0),
+            bound: 0,
+            done_bound: None,
+            beyond: false,
+            hunters,
+            next_hunter: 0,
+            systematic_runs: 0,
+            hunter_runs: 0,
+            running: Running::Systematic,
+            exhausted: false,
+        }
+    }
+
+    /// Whether the next execution is a hunter's.
+    fn hunter_due(&self) -> bool {
+        let s = self.systematic_runs;
+        !self.hunters.is_empty() && self.hunter_runs < s.min(RAMP) + s.saturating_sub(RAMP) / LATER_SHARE
+    }
+
+    /// The part running now.
+    fn part_mut(&mut self) -> &mut dyn Strategy {
+        match self.running {
+            Running::Systematic => &mut self.systematic,
+            Running::Hunter(i) => &mut *self.hunters[i],
+        }
+    }
+
+    fn part_ref(&self) -> &dyn Strategy {
+        match self.running {
+            Running::Systematic => &self.systematic,
+            Running::Hunter(i) => &*self.hunters[i],
+        }
+    }
+}
+
+impl Strategy for Portfolio {
+    fn name(&self) -> &'static str {
+        "portfolio"
+    }
+
+    fn begin_execution(&mut self) -> bool {
+        // The systematic part knows it is done as soon as its last
+        // execution ends: then no hunter runs after it.
+        while self.systematic.exhausted() {
+            // Every execution within this bound explored.
+            self.done_bound = Some(self.bound);
+            self.beyond = self.systematic.bounded();
+            if !self.beyond || self.bound >= self.max_bound {
+                self.exhausted = true;
+            }
+            if self.exhausted {
+                return false;
+            }
+            self.bound += 1;
+            self.systematic = CbPor::new(self.bound);
+        }
+        if self.hunter_due() {
+            let i = self.next_hunter;
+            self.next_hunter = (i + 1) % self.hunters.len();
+            if self.hunters[i].begin_execution() {
+                self.running = Running::Hunter(i);
+                return true;
+            }
+        }
+        self.running = Running::Systematic;
+        self.systematic.begin_execution()
+    }
+
+    fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
+        self.part_mut().choose_actor(point)
+    }
+
+    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+        self.part_mut().choose_value(point)
+    }
+
+    fn end_execution(&mut self, outcome: &Outcome) {
+        match self.running {
+            Running::Systematic => self.systematic_runs += 1,
+            Running::Hunter(_) => self.hunter_runs += 1,
+        }
+        self.part_mut().end_execution(outcome);
+    }
+
+    fn observes_steps(&self) -> bool {
+        self.systematic.observes_steps() || self.hunters.iter().any(|h| h.observes_steps())
+    }
+
+    fn on_step(&mut self, step: &Step) {
+        let part = self.part_mut();
+        if part.observes_steps() {
+            part.on_step(step);
+        }
+    }
+
+    fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+
+    fn seed(&self) -> Option<u64> {
+        self.part_ref().seed()
+    }
+
+    fn completed_bound(&self) -> Option<u32> {
+        self.done_bound
+    }
+
+    fn bounded(&self) -> bool {
+        self.exhausted && self.beyond
+    }
+
+    fn part(&self) -> Option<&'static str> {
+        Some(self.part_ref().name())
+    }
+
+    fn randomized(&self) -> u64 {
+        self.hunter_runs
+    }
+
+    fn progress(&self) -> Option<String> {
+        let complete = match self.done_bound {
+            Some(done) => format!(", bound {done} complete"),
+            None => String::new(),
+        };
+        Some(format!("{} at bound {}{complete}, {} randomized", self.systematic.name(), self.bound, self.hunter_runs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hunters_take_every_other_execution_then_one_in_nine() {
+        let mut p = Portfolio::new(2, 0, 3);
+        let mut order = Vec::new();
+        for _ in 0..RAMP * 2 + 9 * 10 {
+            p.running = if p.hunter_due() { Running::Hunter(0) } else { Running::Systematic };
+            order.push(p.running);
+            match p.running {
+                Running::Systematic => p.systematic_runs += 1,
+                Running::Hunter(_) => p.hunter_runs += 1,
+            }
+        }
+        assert_eq!(&order[..4], [Running::Systematic, Running::Hunter(0), Running::Systematic, Running::Hunter(0)]);
+        assert_eq!(p.hunter_runs, RAMP + 10);
+        assert_eq!(p.systematic_runs, RAMP + 8 * 10);
+    }
+}
