@@ -80,22 +80,35 @@ use samaritan_sim::{
 use crate::hb::{canonical, component, Clock, History};
 use crate::table::{Map, Set};
 
-/// Execution steps per prefix `Mark` and `CB` may visit, beyond a fixed
-/// allowance ([`MARK_BASE`]): the work stays linear in the execution, and
-/// small beside the execution's own.
-const MARK_STEPS_PER_PREFIX: usize = 8;
+/// Execution steps per unit of work `Mark` and `CB` may do, beyond a
+/// fixed allowance ([`MARK_BASE`]): the work stays linear in the
+/// execution, and small beside the execution's own. A unit is one actor
+/// of one prefix visited (a prefix of `n` actors costs `n`: its frontier
+/// and successors take time in proportion).
+const MARK_STEPS_PER_UNIT: usize = 4;
 
-/// Prefixes `Mark` and `CB` may visit per execution however short it is.
-const MARK_BASE: usize = 256;
+/// Units of work `Mark` and `CB` may do per execution however short it is.
+const MARK_BASE: usize = 4_096;
 
-/// One alternative at a node: an actor or a value, and the hash of the
-/// state it leads to (when it can be predicted).
+/// One alternative at a node: an actor or a value, and the state it leads
+/// to.
 #[derive(Clone, Copy, Debug)]
 struct Alt {
     id: u32,
-    next: Option<u64>,
+    next: Next,
     /// Preemptions spent once it is taken.
     spent: u32,
+}
+
+/// The state an alternative leads to, worked out only when the search
+/// asks whether to take it (most alternatives of a long or many-thread
+/// execution never are: their node is left before the search comes back).
+#[derive(Clone, Copy, Debug)]
+enum Next {
+    /// Its hash (`None`: cannot be foretold, a join's).
+    Known(Option<u64>),
+    /// Not worked out yet: the step `actor` would take there.
+    Unknown { actor: u32, fp: Footprint, value: u32 },
 }
 
 /// A `Search(s)` frame.
@@ -103,6 +116,9 @@ struct Alt {
 struct Node {
     /// Whether the alternatives are values of a data choice.
     value: bool,
+    /// The hash of its state, and the steps of the execution before it.
+    state: u64,
+    depth: usize,
     alts: Vec<Alt>,
     /// Index into `alts` of the alternative the current branch takes.
     taken: usize,
@@ -160,8 +176,9 @@ pub struct CbPor {
     hash: u64,
     /// Preemptions of the running execution so far.
     preemptions: u32,
-    /// Each object's name in state hashes ([`CbPor::name`]), by id.
-    names: Vec<Option<u64>>,
+    /// Each object's name in state hashes ([`CbPor::name`]), by id, with
+    /// the event that gave it.
+    names: Vec<Option<(u64, usize)>>,
     /// A clock and a list of predecessors to compute an action's in.
     scratch: Clock,
     preds: Vec<u32>,
@@ -297,10 +314,10 @@ impl CbPor {
         if let Some(&known) = self.memo.get(&key) {
             return Err((known, true));
         }
-        if self.budget == 0 {
+        if self.budget < cut.len() {
             return Err((0, false));
         }
-        self.budget -= 1;
+        self.budget -= cut.len();
         let frontier = self.frontier(&cut);
         Ok(CbFrame { cut, t, key, frontier, next: 0, best: u32::MAX, add: 0, exact: true })
     }
@@ -386,7 +403,7 @@ impl CbPor {
                 clock.join(self.history.clock_of(self.event_of(p.index(), done - 1)));
             }
         }
-        let objects = [fp.object, fp.second].map(|o| o.map(|o| self.name(o, actor, taken + 1)));
+        let objects = [fp.object, fp.second].map(|o| o.map(|o| self.name(o, actor, taken + 1, cut)));
         let hash = action_hash(actor, taken + 1, fp.op, objects, value, clock.as_slice());
         self.scratch = clock;
         self.preds = preds;
@@ -399,8 +416,11 @@ impl CbPor {
     /// the order of their first use in the whole execution, so two
     /// interleavings of independent steps that first touch two objects in
     /// the other order number them apart; this name does not.
-    fn name(&self, object: ObjectId, actor: ActorId, seq: u32) -> u64 {
-        self.names.get(object.index()).copied().flatten().unwrap_or_else(|| u64::from(seq) << 32 | actor.index() as u64)
+    fn name(&self, object: ObjectId, actor: ActorId, seq: u32, cut: Option<&[u32]>) -> u64 {
+        match self.names.get(object.index()).copied().flatten() {
+            Some((name, first)) if cut.is_none_or(|cut| self.inside(cut, first)) => name,
+            _ => u64::from(seq) << 32 | actor.index() as u64,
+        }
     }
 
     /// The hashes of the states actor `a`'s next step from `cut` can lead
@@ -440,10 +460,10 @@ impl CbPor {
                 stack.pop();
                 continue;
             }
-            if self.budget == 0 {
+            if self.budget < top.cut.len() {
                 return;
             }
-            self.budget -= 1;
+            self.budget -= top.cut.len();
             let f = top.frontier[top.next];
             top.next += 1;
             let mut x = top.cut.clone();
@@ -479,26 +499,33 @@ impl CbPor {
     /// Adds a node for a scheduling point with these alternatives and
     /// takes the first that passes the guard of line 9; with none, records
     /// the point in the budget table (every continuation is covered).
-    fn push_node(&mut self, value: bool, alts: Vec<Alt>, budget: Option<Budgeted>) -> Option<u32> {
-        let Some(taken) = alts.iter().position(|alt| self.open(alt)) else {
+    fn push_node(&mut self, value: bool, mut alts: Vec<Alt>, budget: Option<Budgeted>) -> Option<u32> {
+        let (state, depth) = (self.hash, self.history.events.len());
+        let Some(taken) = (0..alts.len()).find(|&i| self.open(&mut alts[i], state, None)) else {
             if let Some(b) = budget {
                 self.record(b);
             }
             return None;
         };
         let id = alts[taken].id;
-        self.nodes.push(Node { value, alts, taken, tried: vec![taken], budget });
+        self.nodes.push(Node { value, state, depth, alts, taken, tried: vec![taken], budget });
         Some(id)
     }
 
     /// The guard of Algorithm 2, line 9: within the bound and not in `H`
-    /// (nor covered by the budget table).
-    fn open(&mut self, alt: &Alt) -> bool {
+    /// (nor covered by the budget table). Works the alternative's state
+    /// out if it is not known yet, from `state`, the hash of its node's,
+    /// and `cut`, its node's prefix of the history (`None`: all of it).
+    fn open(&mut self, alt: &mut Alt, state: u64, cut: Option<&[u32]>) -> bool {
         if alt.spent > self.bound {
             self.cut_by_bound = true;
             return false;
         }
-        alt.next.is_none_or(|h| !self.visited.contains(&h) && (self.yielded || !self.covered(h, None, alt.spent)))
+        if let Next::Unknown { actor, fp, value } = alt.next {
+            alt.next = Next::Known(Some(state ^ self.action_at(cut, actor as usize, fp, value, None)));
+        }
+        let Next::Known(next) = alt.next else { unreachable!("worked out above") };
+        next.is_none_or(|h| !self.visited.contains(&h) && (self.yielded || !self.covered(h, None, alt.spent)))
     }
 
     /// Records in the budget table that every continuation within the
@@ -626,8 +653,10 @@ impl Strategy for CbPor {
             self.grow(a.index());
             let pending = point.pending(a).expect("an enabled actor has a pending operation");
             // A join's peer is not known before it is taken: no prediction.
-            let next = (pending.op != Op::Join)
-                .then(|| self.hash ^ self.action_at(None, a.index(), pending.footprint(), 0, None));
+            let next = match pending.op {
+                Op::Join => Next::Known(None),
+                _ => Next::Unknown { actor: a.index() as u32, fp: pending.footprint(), value: 0 },
+            };
             let spent = self.preemptions + u32::from(point.preempts(a));
             alts.push(Alt { id: a.index() as u32, next, spent });
         }
@@ -655,10 +684,7 @@ impl Strategy for CbPor {
         self.grow(actor);
         let fp = Footprint { op: Op::Choose, object: None, second: None };
         let alts = (0..point.alternatives as u32)
-            .map(|v| {
-                let next = self.hash ^ self.action_at(None, actor, fp, v, None);
-                Alt { id: v, next: Some(next), spent: self.preemptions }
-            })
+            .map(|v| Alt { id: v, next: Next::Unknown { actor: actor as u32, fp, value: v }, spent: self.preemptions })
             .collect();
         match self.push_node(true, alts, None) {
             Some(v) => Ok(v as usize),
@@ -697,7 +723,7 @@ impl Strategy for CbPor {
                 if self.names.len() <= o.index() {
                     self.names.resize(o.index() + 1, None);
                 }
-                *self.names[o.index()].get_or_insert(u64::from(e.seq) << 32 | e.actor.index() as u64)
+                self.names[o.index()].get_or_insert((u64::from(e.seq) << 32 | e.actor.index() as u64, i)).0
             })
         });
         let h = action_hash(e.actor, e.seq, e.op, objects, e.value, self.history.clock_of(i));
@@ -714,7 +740,9 @@ impl Strategy for CbPor {
             // The only actor that could go: a frame with one alternative.
             self.nodes.push(Node {
                 value: false,
-                alts: vec![Alt { id: a as u32, next: Some(self.hash), spent: self.preemptions }],
+                state: self.hash ^ h,
+                depth: i,
+                alts: vec![Alt { id: a as u32, next: Next::Known(Some(self.hash)), spent: self.preemptions }],
                 taken: 0,
                 tried: vec![0],
                 budget: alone,
@@ -728,7 +756,7 @@ impl Strategy for CbPor {
         // cut short or failing is not terminal.
         if *outcome == Outcome::Pass && !self.blocked && !self.cut_short {
             self.pending.clear();
-            self.budget = MARK_BASE + self.history.events.len() / MARK_STEPS_PER_PREFIX;
+            self.budget = MARK_BASE + self.history.events.len() / MARK_STEPS_PER_UNIT;
             self.mark();
         }
         // Back in the deepest `Search` frame with an open alternative, now
@@ -737,7 +765,12 @@ impl Strategy for CbPor {
         // are recorded in the budget table.
         self.yielded = false;
         while let Some(mut node) = self.nodes.pop() {
-            let next = (0..node.alts.len()).find(|&i| !node.tried.contains(&i) && self.open(&node.alts[i]));
+            // The last execution went through this node: its first `depth`
+            // steps are the node's state, to work alternatives out from.
+            let cut = self.history.prefix_cut(node.depth);
+            let state = node.state;
+            let next = (0..node.alts.len())
+                .find(|&i| !node.tried.contains(&i) && self.open(&mut node.alts[i], state, Some(&cut[..])));
             if let Some(i) = next {
                 node.taken = i;
                 node.tried.push(i);
@@ -761,5 +794,9 @@ impl Strategy for CbPor {
 
     fn bounded(&self) -> bool {
         self.cut_by_bound
+    }
+
+    fn progress(&self) -> Option<String> {
+        Some(format!("bound {}, {} states known explored", self.bound, self.visited.len() + self.budgets_any.len()))
     }
 }

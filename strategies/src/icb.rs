@@ -225,4 +225,9 @@ impl Strategy for Icb {
     fn bounded(&self) -> bool {
         self.done && self.beyond
     }
+
+    fn progress(&self) -> Option<String> {
+        let items = self.queue.len() + usize::from(self.item.is_some());
+        Some(format!("bound {}, {items} work items left at it, {} queued for the next", self.bound, self.next.len()))
+    }
 }

@@ -16,11 +16,19 @@
 //!   does: a bug it finds needs the fewest preemptions it can, and a pass,
 //!   or a budget that stops the search, says up to which bound every
 //!   execution was covered);
-//! - the *hunters* are PCT ([`Pct`], at a small depth) and seeded uniform
-//!   random search ([`Random`]), taking turns.
+//! - the *hunters* are PCT ([`Pct`]) at depth 2 and at the configured
+//!   depth (3 by default), and seeded uniform random search ([`Random`]),
+//!   taking turns. Depth 2 finds the reorder and two-stage shapes of
+//!   SCTBench at 50 and 100 threads where depth 3 does not; depth 3 finds
+//!   them sooner at 10 and 20; random search finds lock mistakes at once.
 //!
-//! For the first [`RAMP`] systematic executions, a hunter execution follows
-//! each systematic one; after that one follows every [`LATER_SHARE`]. The search ends
+//! A hunter execution follows each systematic one as long as the
+//! systematic part has not completed bound 0 (a program whose schedules
+//! without a preemption it cannot even list in full, the `n!` orders of
+//! many threads, is one where randomized search is the better bet) or run
+//! [`RAMP`] executions; from then on one follows every [`LATER_SHARE`]
+//! systematic executions, so that a proof takes little longer than the
+//! systematic part alone. The search ends
 //! when the systematic part is exhausted (the hunters' executions are
 //! extra, never needed for the verdict). Every part runs under the fair
 //! scheduler, which sits in the engine. A replay token names the part that
@@ -32,10 +40,11 @@ use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, S
 use crate::{CbPor, Pct, Random};
 
 /// Systematic executions during which hunters run as often as the
-/// systematic part.
+/// systematic part, at least.
 pub const RAMP: u64 = 1_000;
 
-/// After [`RAMP`], systematic executions per hunter execution.
+/// Once bound 0 is complete and [`RAMP`] executions have run, systematic
+/// executions per hunter execution.
 pub const LATER_SHARE: u64 = 8;
 
 /// Which part runs the current execution.
@@ -61,6 +70,8 @@ pub struct Portfolio {
     next_hunter: usize,
     systematic_runs: u64,
     hunter_runs: u64,
+    /// The counts `(systematic, hunter)` when the even share ended.
+    even_until: Option<(u64, u64)>,
     running: Running,
     exhausted: bool,
 }
@@ -78,13 +89,15 @@ impl std::fmt::Debug for Portfolio {
 
 impl Portfolio {
     /// Creates the portfolio: cb-por up to `max_bound` preemptions, PCT of
-    /// depth `pct_depth` drawing from `seed`, and random search drawing
-    /// from `seed + 1`.
+    /// depth 2 drawing from `seed`, PCT of depth `pct_depth` from `seed +
+    /// 1` (left out when it is 2 too), and random search from `seed + 2`.
     pub fn new(max_bound: u32, seed: u64, pct_depth: u32) -> Portfolio {
-        Portfolio::with_hunters(
-            max_bound,
-            vec![Box::new(Pct::new(seed, pct_depth)), Box::new(Random::new(seed.wrapping_add(1)))],
-        )
+        let mut hunters: Vec<Box<dyn Strategy + Send>> = vec![Box::new(Pct::new(seed, 2))];
+        if pct_depth != 2 {
+            hunters.push(Box::new(Pct::new(seed.wrapping_add(1), pct_depth)));
+        }
+        hunters.push(Box::new(Random::new(seed.wrapping_add(2))));
+        Portfolio::with_hunters(max_bound, hunters)
     }
 
     /// Creates the portfolio with the given hunters (none: the systematic
@@ -100,15 +113,23 @@ impl Portfolio {
             next_hunter: 0,
             systematic_runs: 0,
             hunter_runs: 0,
+            even_until: None,
             running: Running::Systematic,
             exhausted: false,
         }
     }
 
     /// Whether the next execution is a hunter's.
-    fn hunter_due(&self) -> bool {
-        let s = self.systematic_runs;
-        !self.hunters.is_empty() && self.hunter_runs < s.min(RAMP) + s.saturating_sub(RAMP) / LATER_SHARE
+    fn hunter_due(&mut self) -> bool {
+        let (s, h) = (self.systematic_runs, self.hunter_runs);
+        if self.even_until.is_none() && self.done_bound.is_some() && s >= RAMP {
+            self.even_until = Some((s, h));
+        }
+        let due = match self.even_until {
+            None => h < s,
+            Some((s0, h0)) => h < h0 + (s - s0) / LATER_SHARE,
+        };
+        due && !self.hunters.is_empty()
     }
 
     /// The part running now.
@@ -225,10 +246,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hunters_take_every_other_execution_then_one_in_nine() {
+    fn hunters_take_every_other_execution_until_bound_0_is_done_then_one_in_nine() {
         let mut p = Portfolio::new(2, 0, 3);
         let mut order = Vec::new();
-        for _ in 0..RAMP * 2 + 9 * 10 {
+        for i in 0..3_000 + 9 * 110 {
+            // Bound 0 done after the first 1,500 systematic executions.
+            if i == 3_000 {
+                p.done_bound = Some(0);
+            }
             p.running = if p.hunter_due() { Running::Hunter(0) } else { Running::Systematic };
             order.push(p.running);
             match p.running {
@@ -237,7 +262,8 @@ mod tests {
             }
         }
         assert_eq!(&order[..4], [Running::Systematic, Running::Hunter(0), Running::Systematic, Running::Hunter(0)]);
-        assert_eq!(p.hunter_runs, RAMP + 10);
-        assert_eq!(p.systematic_runs, RAMP + 8 * 10);
+        assert_eq!(p.even_until, Some((1_500, 1_500)));
+        assert_eq!(p.hunter_runs, 1_500 + 110);
+        assert_eq!(p.systematic_runs, 1_500 + 8 * 110);
     }
 }
