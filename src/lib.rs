@@ -143,8 +143,8 @@ pub use production::check;
 
 #[cfg(feature = "sim")]
 pub use samaritan_sim::{
-    BlockedActor, CycleStep, Deadlock, Failure, Op, Outcome, RaceAccess, Report, Schedule, Shrink, Size, TokenError,
-    Trace, TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
+    BlockedActor, Budget, CycleStep, Deadlock, Failure, Op, Outcome, RaceAccess, Report, Schedule, Shrink, Size,
+    TokenError, Trace, TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
 };
 
 pub use samaritan_runtime::{executor, time};

@@ -77,18 +77,7 @@ impl Lines {
         let executions = progress.executions.load(Ordering::Relaxed);
         let rate = (executions - self.last.0) as f64 / now.duration_since(self.last.1).as_secs_f64().max(1e-9);
         let phase = progress.phase.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let mut line = format!(
-            "samaritan: {}: {:.0} s, {} executions ({}/s)",
-            self.label,
-            now.duration_since(self.started).as_secs_f64(),
-            grouped(executions),
-            grouped(rate as u64)
-        );
-        if let Some(phase) = phase {
-            line.push_str(", ");
-            line.push_str(&phase);
-        }
-        line.push('\n');
+        let line = line(&self.label, now.duration_since(self.started), executions, rate, phase.as_deref());
         // Straight to the stream, not through the test harness's capture:
         // a long search is worth seeing while it runs.
         let _ = std::io::stderr().write_all(line.as_bytes());
@@ -97,6 +86,23 @@ impl Lines {
             self.next += EVERY;
         }
     }
+}
+
+/// One progress line: what, how long, how many executions and how fast,
+/// and where the search is.
+fn line(label: &str, elapsed: Duration, executions: u64, rate: f64, phase: Option<&str>) -> String {
+    let mut line = format!(
+        "samaritan: {label}: {:.0} s, {} executions ({}/s)",
+        elapsed.as_secs_f64(),
+        grouped(executions),
+        grouped(rate as u64)
+    );
+    if let Some(phase) = phase {
+        line.push_str(", ");
+        line.push_str(phase);
+    }
+    line.push('\n');
+    line
 }
 
 /// `n` with a comma between groups of three digits.
@@ -115,6 +121,16 @@ pub(crate) fn grouped(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_says_what_how_long_how_many_how_fast_and_where() {
+        let phase = Some("cb-por at bound 2, bound 1 complete, 120 randomized");
+        assert_eq!(
+            line("queue_is_correct", Duration::from_millis(4_020), 1_234_567, 310_050.7, phase),
+            "samaritan: queue_is_correct: 4 s, 1,234,567 executions (310,050/s), cb-por at bound 2, bound 1 complete, 120 randomized\n"
+        );
+        assert_eq!(line("icb", Duration::from_secs(2), 9, 4.5, None), "samaritan: icb: 2 s, 9 executions (4/s)\n");
+    }
 
     #[test]
     fn numbers_are_grouped_by_thousands() {
