@@ -1,6 +1,8 @@
 //! How each strategy's cost grows with the length of an execution: the
 //! time of one execution of 1,000, 10,000 and 100,000 steps, per step, and
-//! its ratio to DFS (which does the least per step). Run with
+//! its ratio to DFS (which does the least per step); first the first
+//! execution of a search (which also grows the strategy's tables), then
+//! the next two (which reuse them: a search's usual execution). Run with
 //! `cargo bench -p samaritan-bench --features sim --bench scale`; see
 //! `BENCHMARKS.md`, section "Scale".
 //!
@@ -17,65 +19,24 @@
 //! Without `--bench` (as `cargo test --all-targets` starts it) it runs
 //! 1,000 steps only, as a check that every cell runs.
 
-use std::hint::black_box;
 use std::time::Instant;
 
-use samaritan::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use samaritan::sync::{Arc, Mutex};
-use samaritan::{thread, Builder, SearchStrategy};
+use samaritan::{Builder, SearchStrategy};
 
-/// Two threads of `steps / 2` steps each, of the four kinds in turn.
+#[allow(dead_code)] // The other models are the compare bench's.
+mod models {
+    use samaritan::{sync, thread};
+    include!("compare/models.rs");
+}
+
+/// Two threads of `steps / 2` steps each, of four kinds in turn.
 fn mixed(steps: usize) {
-    let counter = Arc::new(AtomicUsize::new(0));
-    let flag = Arc::new(AtomicUsize::new(0));
-    let lock = Arc::new(Mutex::new(0usize));
-    let handles: Vec<_> = (0..2)
-        .map(|_| {
-            let (counter, flag, lock) = (counter.clone(), flag.clone(), lock.clone());
-            thread::spawn(move || {
-                let own = AtomicUsize::new(0);
-                let mut k = 0;
-                while k < steps / 2 {
-                    match k % 5 {
-                        0 => {
-                            counter.fetch_add(1, SeqCst);
-                        }
-                        1 => {
-                            black_box(flag.load(SeqCst));
-                        }
-                        2 => own.store(k, SeqCst),
-                        // Lock and unlock: two steps.
-                        _ => {
-                            *lock.lock().unwrap() += 1;
-                            k += 1;
-                        }
-                    }
-                    k += 1;
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
+    models::mixed(steps / 2);
 }
 
 /// Two threads of `steps / 2` loads of one atomic each.
 fn loads(steps: usize) {
-    let a = Arc::new(AtomicUsize::new(0));
-    let handles: Vec<_> = (0..2)
-        .map(|_| {
-            let a = a.clone();
-            thread::spawn(move || {
-                for _ in 0..steps / 2 {
-                    black_box(a.load(SeqCst));
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
+    models::two_thread_loads(steps / 2);
 }
 
 const STRATEGIES: [(&str, SearchStrategy); 8] = [
@@ -89,17 +50,18 @@ const STRATEGIES: [(&str, SearchStrategy); 8] = [
     ("portfolio", SearchStrategy::Portfolio),
 ];
 
-/// Seconds of one execution of `model(steps)` under `strategy`, the
-/// fastest of `runs`.
-fn one_execution(strategy: SearchStrategy, model: fn(usize), steps: usize, runs: usize) -> f64 {
+/// Seconds of the first `executions` executions of a search of
+/// `model(steps)` under `strategy`, the fastest of `runs`.
+fn executions(strategy: SearchStrategy, model: fn(usize), steps: usize, executions: u64, runs: usize) -> f64 {
     (0..runs)
         .map(|_| {
             let start = Instant::now();
             let report = Builder::new()
                 .strategy(strategy)
                 .persist(false)
+                .progress(false)
                 .max_steps(steps as u64 * 2 + 1_000)
-                .max_executions(1)
+                .max_executions(executions)
                 .explore(move || model(steps))
                 .expect("valid settings");
             let seconds = start.elapsed().as_secs_f64();
@@ -123,30 +85,39 @@ fn main() {
         .iter()
         .filter(|(name, _)| wanted.as_deref().is_none_or(|w| w.split(',').any(|x| x.trim() == *name)))
         .collect();
-    println!("ns per step of one execution (fastest of 3 runs; ratio to dfs in parentheses)\n");
-    let mut header = "| model | steps |".to_string();
-    for (name, _) in &strategies {
-        header.push_str(&format!(" {name} |"));
-    }
-    println!("{header}");
-    println!("|---|---:|{}", "---:|".repeat(strategies.len()));
-    for (model_name, model) in [("mixed", mixed as fn(usize)), ("loads", loads as fn(usize))] {
-        for &steps in &sizes {
-            let mut line = format!("| {model_name} | {steps} |");
-            let mut dfs = None;
-            for (name, strategy) in &strategies {
-                let runs = if steps >= 100_000 { 1 } else { 3 };
-                let seconds = one_execution(*strategy, model, steps, runs);
-                let ns = seconds * 1e9 / steps as f64;
-                if *name == "dfs" {
-                    dfs = Some(ns);
+    for (title, later) in [("the first execution of a search", false), ("the second and third executions", true)] {
+        println!("\nns per step of {title} (fastest of 3 runs; ratio to dfs in parentheses)\n");
+        let mut header = "| model | steps |".to_string();
+        for (name, _) in &strategies {
+            header.push_str(&format!(" {name} |"));
+        }
+        println!("{header}");
+        println!("|---|---:|{}", "---:|".repeat(strategies.len()));
+        for (model_name, model) in [("mixed", mixed as fn(usize)), ("loads", loads as fn(usize))] {
+            for &steps in &sizes {
+                let mut line = format!("| {model_name} | {steps} |");
+                let mut dfs = None;
+                for (name, strategy) in &strategies {
+                    let runs = if steps >= 100_000 { 1 } else { 3 };
+                    let seconds = match later {
+                        false => executions(*strategy, model, steps, 1, runs),
+                        true => {
+                            (executions(*strategy, model, steps, 3, runs)
+                                - executions(*strategy, model, steps, 1, runs))
+                                / 2.0
+                        }
+                    };
+                    let ns = seconds.max(0.0) * 1e9 / steps as f64;
+                    if *name == "dfs" {
+                        dfs = Some(ns);
+                    }
+                    match dfs {
+                        Some(d) if *name != "dfs" => line.push_str(&format!(" {ns:.0} ({:.2}) |", ns / d)),
+                        _ => line.push_str(&format!(" {ns:.0} |")),
+                    }
                 }
-                match dfs {
-                    Some(d) if *name != "dfs" => line.push_str(&format!(" {ns:.0} ({:.2}) |", ns / d)),
-                    _ => line.push_str(&format!(" {ns:.0} |")),
-                }
+                println!("{line}");
             }
-            println!("{line}");
         }
     }
 }

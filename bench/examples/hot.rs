@@ -11,7 +11,9 @@
 //! the same model, set-up amortized), `spawn [REPS]` (one execution of
 //! models spawning 0 to 3 empty threads: the cost of a search's set-up and
 //! of each fresh coroutine stack; prints its own timings), `coro [ROUNDS]`
-//! (a bare corosensei resume and suspend: the floor under a switch).
+//! (a bare corosensei resume and suspend: the floor under a switch),
+//! `execution [REPS] [STEPS] [STRATEGY]` (one execution of the scale
+//! bench's `mixed` model under a strategy: its cost per step).
 
 use std::hint::black_box;
 
@@ -103,6 +105,26 @@ fn main() {
             }
             println!("{:.1} ns per resume + suspend", start.elapsed().as_secs_f64() * 1e9 / rounds as f64);
         }
-        other => panic!("unknown mode {other:?}: expected loads, switch, setup, random, spawn or coro"),
+        "execution" => {
+            // One execution of the `mixed` model (100,000 steps, or the
+            // third argument) under the strategy named by the fourth
+            // (`SAMARITAN_STRATEGY`'s names), `count` times.
+            let steps: usize = std::env::args().nth(3).and_then(|a| a.parse().ok()).unwrap_or(100_000);
+            let strategy = match std::env::args().nth(4).as_deref() {
+                Some("dfs") => SearchStrategy::Dfs,
+                Some("icb") => SearchStrategy::Icb,
+                Some("dpor") => SearchStrategy::Dpor,
+                Some("cb-por") => SearchStrategy::CbPor,
+                Some("hapset") => SearchStrategy::HapSet,
+                Some("pct") => SearchStrategy::Pct,
+                Some("random") => SearchStrategy::Random,
+                _ => SearchStrategy::Portfolio,
+            };
+            let builder = builder.strategy(strategy).persist(false).progress(false).max_executions(1);
+            for _ in 0..count.unwrap_or(5) {
+                builder.clone().explore(move || models::mixed(steps / 2)).unwrap();
+            }
+        }
+        other => panic!("unknown mode {other:?}: expected loads, switch, setup, random, spawn, coro or execution"),
     }
 }

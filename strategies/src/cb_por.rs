@@ -100,6 +100,30 @@ struct Alt {
     spent: u32,
 }
 
+/// The alternatives of a node: most nodes are forced steps with one, kept
+/// without an allocation.
+#[derive(Debug)]
+enum Alts {
+    One(Alt),
+    Many(Vec<Alt>),
+}
+
+impl Alts {
+    fn as_mut(&mut self) -> &mut [Alt] {
+        match self {
+            Alts::One(alt) => std::slice::from_mut(alt),
+            Alts::Many(alts) => alts,
+        }
+    }
+
+    fn get(&self, i: usize) -> Alt {
+        match self {
+            Alts::One(alt) => *alt,
+            Alts::Many(alts) => alts[i],
+        }
+    }
+}
+
 /// The state an alternative leads to, worked out only when the search
 /// asks whether to take it (most alternatives of a long or many-thread
 /// execution never are: their node is left before the search comes back).
@@ -119,10 +143,11 @@ struct Node {
     /// The hash of its state, and the steps of the execution before it.
     state: u64,
     depth: usize,
-    alts: Vec<Alt>,
-    /// Index into `alts` of the alternative the current branch takes.
+    alts: Alts,
+    /// Index into `alts` of the alternative the current branch takes. The
+    /// ones before it were taken or closed (and a closed one stays closed:
+    /// `H` and the budget table only grow).
     taken: usize,
-    tried: Vec<usize>,
     /// What the budget table records of this node's state once every
     /// alternative is done, if it may.
     budget: Option<Budgeted>,
@@ -508,7 +533,7 @@ impl CbPor {
             return None;
         };
         let id = alts[taken].id;
-        self.nodes.push(Node { value, state, depth, alts, taken, tried: vec![taken], budget });
+        self.nodes.push(Node { value, state, depth, alts: Alts::Many(alts), taken, budget });
         Some(id)
     }
 
@@ -632,7 +657,7 @@ impl Strategy for CbPor {
 
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
         if let Some(node) = self.nodes.get(self.depth) {
-            let alt = node.alts[node.taken];
+            let alt = node.alts.get(node.taken);
             let fits = !node.value && point.enabled.iter().any(|a| a.index() as u32 == alt.id);
             return if fits { Ok(ActorId::from_index(alt.id as usize)) } else { Err(self.mismatch()) };
         }
@@ -673,7 +698,7 @@ impl Strategy for CbPor {
     fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
         self.choices.insert(self.depth, point.alternatives as u32);
         if let Some(node) = self.nodes.get(self.depth) {
-            let alt = node.alts[node.taken];
+            let alt = node.alts.get(node.taken);
             return if node.value && (alt.id as usize) < point.alternatives {
                 Ok(alt.id as usize)
             } else {
@@ -742,9 +767,8 @@ impl Strategy for CbPor {
                 value: false,
                 state: self.hash ^ h,
                 depth: i,
-                alts: vec![Alt { id: a as u32, next: Next::Known(Some(self.hash)), spent: self.preemptions }],
+                alts: Alts::One(Alt { id: a as u32, next: Next::Known(Some(self.hash)), spent: self.preemptions }),
                 taken: 0,
-                tried: vec![0],
                 budget: alone,
             });
         }
@@ -767,15 +791,15 @@ impl Strategy for CbPor {
         while let Some(mut node) = self.nodes.pop() {
             // The last execution went through this node: its first `depth`
             // steps are the node's state, to work alternatives out from.
-            let cut = self.history.prefix_cut(node.depth);
-            let state = node.state;
-            let next = (0..node.alts.len())
-                .find(|&i| !node.tried.contains(&i) && self.open(&mut node.alts[i], state, Some(&cut[..])));
-            if let Some(i) = next {
-                node.taken = i;
-                node.tried.push(i);
-                self.nodes.push(node);
-                return;
+            let alts = node.alts.as_mut();
+            if node.taken + 1 < alts.len() {
+                let cut = self.history.prefix_cut(node.depth);
+                let next = (node.taken + 1..alts.len()).find(|&i| self.open(&mut alts[i], node.state, Some(&cut[..])));
+                if let Some(i) = next {
+                    node.taken = i;
+                    self.nodes.push(node);
+                    return;
+                }
             }
             if let Some(b) = node.budget {
                 self.record(b);

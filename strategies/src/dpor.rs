@@ -40,6 +40,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, Pending, SchedulePoint, Step, Strategy};
 
+use crate::actors::ActorSet;
 use crate::hapset::Coverage;
 use crate::hb::History;
 
@@ -49,22 +50,23 @@ type Next = (ActorId, Pending);
 #[derive(Debug)]
 enum Kind {
     /// A choice of actor among `enabled`.
-    Actor { enabled: Vec<ActorId> },
+    Actor { enabled: ActorSet },
     /// A data choice among `alternatives` values.
     Value { alternatives: u32 },
 }
 
-/// The search state at one step.
+/// The search state at one step: node `i` is the state step `i` of the
+/// running execution is taken from. The operations of its actors are not
+/// kept here: an actor's operation at node `i` is its next step from `i`
+/// on in the last execution, or the one it still had pending at the end
+/// ([`Dpor::pending_at`]).
 #[derive(Debug)]
 struct Node {
     kind: Kind,
     /// The actor (or value) the current branch takes.
     chosen: u32,
-    /// The operation of each choosable actor here (for sleep sets and
-    /// coverage pruning).
-    pending: Vec<Next>,
-    backtrack: Vec<ActorId>,
-    done: Vec<ActorId>,
+    backtrack: ActorSet,
+    done: ActorSet,
     /// Actors asleep here, with their operations.
     sleep: Vec<Next>,
     /// In HaPSet mode, why each backtrack actor was wanted: the operation
@@ -74,10 +76,10 @@ struct Node {
 }
 
 impl Node {
-    fn enabled(&self) -> &[ActorId] {
+    fn enabled(&self) -> Option<&ActorSet> {
         match &self.kind {
-            Kind::Actor { enabled } => enabled,
-            Kind::Value { .. } => &[],
+            Kind::Actor { enabled } => Some(enabled),
+            Kind::Value { .. } => None,
         }
     }
 
@@ -87,11 +89,13 @@ impl Node {
 
     /// The next backtrack choice not yet explored and not asleep.
     fn next_choice(&self) -> Option<ActorId> {
-        self.enabled()
-            .iter()
-            .copied()
-            .find(|a| self.backtrack.contains(a) && !self.done.contains(a) && !self.asleep(*a))
+        self.backtrack.iter().find(|&a| !self.done.contains(a) && !self.asleep(a))
     }
+}
+
+/// An actor's operation, as sleep sets keep it.
+fn op_of(e: &crate::hb::Event) -> Pending {
+    Pending { op: e.op, object: e.object, location: e.location, second: e.second }
 }
 
 /// Depth-first search over one execution per equivalence class of
@@ -114,6 +118,10 @@ pub struct Dpor {
     coverage: Option<Arc<Mutex<Coverage>>>,
     /// Scratch space for the races of one step.
     targets: Vec<usize>,
+    /// Each actor's pending operation at the latest scheduling point (the
+    /// operation it still had pending at the end, if it took no step
+    /// after it).
+    last_pending: Vec<Option<Pending>>,
 }
 
 impl Dpor {
@@ -136,13 +144,23 @@ impl Dpor {
     }
 
     /// Adds a new node at the current depth.
-    fn push_node(&mut self, kind: Kind, chosen: u32, pending: Vec<Next>) {
+    fn push_node(&mut self, kind: Kind, chosen: u32) {
         let sleep = std::mem::take(&mut self.next_sleep);
-        let backtrack = match kind {
-            Kind::Actor { .. } => vec![ActorId::from_index(chosen as usize)],
-            Kind::Value { .. } => Vec::new(),
-        };
-        self.nodes.push(Node { kind, chosen, pending, backtrack, done: Vec::new(), sleep, races: Vec::new() });
+        let mut backtrack = ActorSet::default();
+        if let Kind::Actor { .. } = kind {
+            backtrack.insert(ActorId::from_index(chosen as usize));
+        }
+        self.nodes.push(Node { kind, chosen, backtrack, done: ActorSet::default(), sleep, races: Vec::new() });
+    }
+
+    /// Actor `a`'s operation at node `at` of the last execution: its next
+    /// step from there, or the operation it had pending at the end.
+    fn pending_at(&self, at: usize, a: ActorId) -> Option<Pending> {
+        let events = self.history.of_actor(a);
+        match events.get(events.partition_point(|&i| i < at)) {
+            Some(&i) => Some(op_of(&self.history.events[i])),
+            None => self.last_pending.get(a.index()).copied().flatten(),
+        }
     }
 
     /// Checks an operation of actor `p` about to be taken (or still
@@ -180,13 +198,13 @@ impl Dpor {
     /// thread that lets `p`'s operation `racing` come first (Fig. 2, lines
     /// 26-31); `p`'s state is the history's end, `end`.
     fn add_backtrack(&mut self, i: usize, p: ActorId, racing: Pending, end: usize) {
-        let Some(node) = self.nodes.get(i) else { return };
-        let before = self.history.clock_now(p);
+        let Some(enabled) = self.nodes.get(i).and_then(Node::enabled) else { return };
         // E: `p` itself if it could run there, or a thread whose next step
         // after `i` happens before `p`'s operation.
         let mut candidates = Vec::new();
-        for &q in node.enabled() {
+        for q in enabled.iter() {
             let leads = q == p || {
+                let before = self.history.clock_now(p);
                 let events = self.history.of_actor(q);
                 let first = events.partition_point(|&m| m <= i);
                 events.get(first).is_some_and(|&m| m < end && self.history.happens_before(m, before))
@@ -195,21 +213,18 @@ impl Dpor {
                 candidates.push(q);
             }
         }
-        let node = &mut self.nodes[i];
         // In HaPSet mode, remembers that `q` is wanted here for this race
         // (with the operation taken here, which it reverses).
-        let taken = match self.coverage {
-            Some(_) => node.pending.iter().find(|n| n.0.index() as u32 == node.chosen).map(|n| n.1),
-            None => None,
-        };
+        let taken = self.coverage.as_ref().map(|_| op_of(&self.history.events[i]));
+        let node = &mut self.nodes[i];
         let why = |node: &mut Node, q: ActorId| {
-            if let Some(taken) = taken.filter(|_| !node.done.contains(&q)) {
+            if let Some(taken) = taken.filter(|_| !node.done.contains(q)) {
                 if !node.races.contains(&(q, taken, racing)) {
                     node.races.push((q, taken, racing));
                 }
             }
         };
-        if let Some(&q) = candidates.iter().find(|q| node.backtrack.contains(q) || node.done.contains(q)) {
+        if let Some(&q) = candidates.iter().find(|&&q| node.backtrack.contains(q) || node.done.contains(q)) {
             why(node, q);
             return;
         }
@@ -217,16 +232,14 @@ impl Dpor {
         // adding it would add nothing (it is skipped), so pick an awake one.
         candidates.retain(|&q| !node.asleep(q));
         let add = if candidates.is_empty() {
-            node.enabled().iter().copied().filter(|&q| !node.asleep(q)).collect()
+            node.enabled().map_or_else(Vec::new, |e| e.iter().filter(|&q| !node.asleep(q)).collect())
         } else if candidates.contains(&p) {
             vec![p]
         } else {
             vec![candidates[0]]
         };
         for q in add {
-            if !node.backtrack.contains(&q) {
-                node.backtrack.push(q);
-            }
+            node.backtrack.insert(q);
             why(node, q);
         }
     }
@@ -257,12 +270,12 @@ impl Dpor {
                 }
                 Kind::Actor { .. } => {
                     let explored = ActorId::from_index(node.chosen as usize);
-                    node.done.push(explored);
-                    if let Some(&entry) = node.pending.iter().find(|p| p.0 == explored) {
-                        node.sleep.push(entry);
-                    }
-                    while let Some(next) = node.next_choice() {
-                        let pending = node.pending.iter().find(|p| p.0 == next).map(|p| p.1);
+                    node.done.insert(explored);
+                    // The explored step is the last execution's `at`-th.
+                    node.sleep.push((explored, op_of(&self.history.events[at])));
+                    while let Some(next) = self.nodes[at].next_choice() {
+                        let pending = self.pending_at(at, next);
+                        let node = &mut self.nodes[at];
                         let covered = match (&coverage, pending) {
                             (Some(c), Some(p)) => {
                                 let races = node.races.iter().filter(|r| r.0 == next).map(|r| (r.1, r.2));
@@ -275,7 +288,7 @@ impl Dpor {
                             return true;
                         }
                         // Skipped, not explored: done, but not asleep.
-                        node.done.push(next);
+                        node.done.insert(next);
                     }
                 }
             }
@@ -328,7 +341,7 @@ impl Strategy for Dpor {
         if let Some(node) = self.nodes.get(self.depth) {
             let chosen = ActorId::from_index(node.chosen as usize);
             return match &node.kind {
-                Kind::Actor { enabled } if enabled == point.enabled => Ok(chosen),
+                Kind::Actor { enabled } if enabled.equals(point.enabled) => Ok(chosen),
                 _ => Err(self.mismatch()),
             };
         }
@@ -344,8 +357,9 @@ impl Strategy for Dpor {
             self.pending_races(point);
             return Err(ChoiceError::Redundant);
         };
-        let pending = point.enabled.iter().filter_map(|&a| point.pending(a).map(|p| (a, p))).collect();
-        self.push_node(Kind::Actor { enabled: point.enabled.to_vec() }, chosen.index() as u32, pending);
+        self.last_pending.clear();
+        self.last_pending.extend(point.actors.iter().map(|v| v.pending));
+        self.push_node(Kind::Actor { enabled: ActorSet::of(point.enabled) }, chosen.index() as u32);
         Ok(chosen)
     }
 
@@ -356,7 +370,7 @@ impl Strategy for Dpor {
                 _ => Err(self.mismatch()),
             };
         }
-        self.push_node(Kind::Value { alternatives: point.alternatives as u32 }, 0, Vec::new());
+        self.push_node(Kind::Value { alternatives: point.alternatives as u32 }, 0);
         Ok(0)
     }
 
@@ -370,8 +384,7 @@ impl Strategy for Dpor {
             if self.next_sleep.iter().any(|s| s.0 == step.actor) {
                 self.blocked = true;
             }
-            let pending = vec![(step.actor, step.pending)];
-            self.push_node(Kind::Actor { enabled: vec![step.actor] }, step.actor.index() as u32, pending);
+            self.push_node(Kind::Actor { enabled: ActorSet::of(&[step.actor]) }, step.actor.index() as u32);
         }
         if !self.blocked {
             self.races(step.actor, step.pending);

@@ -173,7 +173,12 @@ impl Touches {
 }
 
 /// The events of one execution with their vector clocks.
-#[derive(Debug, Default)]
+///
+/// Its memory outlives its search: dropped, a history leaves its buffers
+/// to the next one made on the same thread (explorations run on pooled
+/// threads), so that the first long execution of a search does not grow
+/// every buffer from nothing again.
+#[derive(Debug)]
 pub(crate) struct History {
     pub(crate) events: Vec<Event>,
     clock_data: Vec<u32>,
@@ -197,7 +202,59 @@ pub(crate) struct History {
     gathered: Vec<u32>,
 }
 
+thread_local! {
+    /// The buffers of the last history dropped on this thread.
+    static SPARE: std::cell::RefCell<Option<History>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Events a spare history may hold room for (beyond it, its memory goes
+/// back to the allocator).
+const SPARE_EVENTS: usize = 1 << 18;
+
+impl Default for History {
+    fn default() -> History {
+        SPARE.try_with(|spare| spare.borrow_mut().take()).ok().flatten().unwrap_or_else(History::empty)
+    }
+}
+
+impl Drop for History {
+    fn drop(&mut self) {
+        if self.events.capacity() == 0 || self.events.capacity() > SPARE_EVENTS {
+            return;
+        }
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut() {
+                if spare.is_none() {
+                    // What is left behind has no memory: its own drop
+                    // stops at the first test above.
+                    let mut kept = std::mem::replace(self, History::empty());
+                    kept.clear();
+                    *spare = Some(kept);
+                }
+            }
+        });
+    }
+}
+
 impl History {
+    /// A history with no memory.
+    fn empty() -> History {
+        History {
+            events: Vec::new(),
+            clock_data: Vec::new(),
+            pred_data: Vec::new(),
+            lock_data: Vec::new(),
+            clocks: Vec::new(),
+            by_actor: Vec::new(),
+            held: Vec::new(),
+            objects: Vec::new(),
+            time: Touches::default(),
+            spawns: Vec::new(),
+            scratch: Clock::default(),
+            gathered: Vec::new(),
+        }
+    }
+
     /// Forgets everything: a new execution starts (the memory is kept).
     pub(crate) fn clear(&mut self) {
         self.events.clear();
@@ -312,9 +369,25 @@ impl History {
     /// The lists of events a new operation with footprint `fp` may depend
     /// on, with how it accesses each.
     fn touched(&self, fp: Footprint) -> impl Iterator<Item = (&Touches, Access)> + '_ {
-        let objects = fp.touches().filter_map(|(o, access)| self.objects.get(o.index()).map(|t| (t, access)));
-        let time = (fp.op.clock() != Access::Local).then_some((&self.time, fp.op.clock()));
+        self.touched_keys(fp).map(|(_, touches, access)| (touches, access))
+    }
+
+    /// [`History::touched`], each list with the object it is about
+    /// (`None`: the virtual clock).
+    fn touched_keys(&self, fp: Footprint) -> impl Iterator<Item = (Option<ObjectId>, &Touches, Access)> + '_ {
+        let objects = fp.touches().filter_map(|(o, access)| self.objects.get(o.index()).map(|t| (Some(o), t, access)));
+        let time = (fp.op.clock() != Access::Local).then_some((None, &self.time, fp.op.clock()));
         objects.chain(time)
+    }
+
+    /// Whether event `i` writes `key` (an object, or with `None` the
+    /// virtual clock).
+    fn writes(&self, i: usize, key: Option<ObjectId>) -> bool {
+        let e = &self.events[i];
+        match key {
+            Some(o) => e.second == Some(o) || (e.object == Some(o) && e.op.access() == Access::Write),
+            None => e.op.clock() == Access::Write,
+        }
     }
 
     /// Collects into `out`, latest first, the earlier events (before
@@ -333,7 +406,9 @@ impl History {
         out: &mut Vec<usize>,
     ) {
         out.clear();
-        for (touches, access) in self.touched(fp) {
+        let mut lists = 0;
+        for (key, touches, access) in self.touched_keys(fp) {
+            lists += 1;
             let list = if access == Access::Read { &touches.writes } else { &touches.all };
             for &i in list.iter().rev() {
                 let i = i as usize;
@@ -342,7 +417,7 @@ impl History {
                 }
                 if self.happens_before(i, before) {
                     // A write that happens before: so does all before it.
-                    if touches.writes.binary_search(&(i as u32)).is_ok() {
+                    if self.writes(i, key) {
                         break;
                     }
                     continue;
@@ -355,6 +430,10 @@ impl History {
                     break;
                 }
             }
+        }
+        if lists < 2 {
+            // One list, walked latest first and cut at the floor already.
+            return;
         }
         out.sort_unstable_by(|a, b| b.cmp(a));
         out.dedup();

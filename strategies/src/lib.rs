@@ -4,6 +4,7 @@
 //! nothing but that API: it sees actors, their pending operations and the
 //! enabled set, never a primitive's type.
 
+mod actors;
 mod cb_por;
 mod dfs;
 mod dpor;

@@ -39,6 +39,44 @@ pub(crate) fn two_thread_loads(n: usize) {
     }
 }
 
+/// Two threads each taking `n` steps of four kinds in turn: a `fetch_add`
+/// on a shared counter, a load of a shared flag, a store to the thread's
+/// own atomic, and a lock and unlock of a shared mutex (two steps).
+pub(crate) fn mixed(n: usize) {
+    let counter = Arc::new(AtomicUsize::new(0));
+    let flag = Arc::new(AtomicUsize::new(0));
+    let lock = Arc::new(Mutex::new(0usize));
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let (counter, flag, lock) = (counter.clone(), flag.clone(), lock.clone());
+            thread::spawn(move || {
+                let own = AtomicUsize::new(0);
+                let mut k = 0;
+                while k < n {
+                    match k % 5 {
+                        0 => {
+                            counter.fetch_add(1, SeqCst);
+                        }
+                        1 => {
+                            black_box(flag.load(SeqCst));
+                        }
+                        2 => own.store(k, SeqCst),
+                        // Lock and unlock: two steps.
+                        _ => {
+                            *lock.lock().unwrap() += 1;
+                            k += 1;
+                        }
+                    }
+                    k += 1;
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
 /// `threads` threads each doing one `fetch_add` on a shared counter
 /// (`threads!` orders of the additions).
 pub(crate) fn fetch_add(threads: usize) {
