@@ -9,7 +9,9 @@ use samaritan_sim::ActorId;
 pub(crate) struct ActorSet {
     /// Actors 0 to 63.
     low: u64,
-    /// Actors from 64 on, 64 to a word.
+    /// Actors from 64 on, 64 to a word. Boxed so that the set stays two
+    /// words (a node of a search holds several).
+    #[allow(clippy::box_collection)]
     high: Option<Box<Vec<u64>>>,
 }
 
