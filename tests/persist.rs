@@ -64,7 +64,7 @@ fn a_failure_is_kept_replayed_first_and_dropped_once_fixed() {
     // First run: found by the search, and persisted.
     let first = check_message(&builder).expect("the bug is found");
     // The portfolio's random part finds it first (the token says so).
-    assert!(first.contains("samaritan found a bug in execution 4 (strategy portfolio/random, seed 1)"), "{first}");
+    assert!(first.contains("samaritan found a bug in execution 6 (strategy portfolio/random, seed 2)"), "{first}");
     assert!(first.contains("note: persisted at "), "{first}");
     let names = files(&dir);
     assert_eq!(names.len(), 3, "{names:?}");
@@ -73,13 +73,13 @@ fn a_failure_is_kept_replayed_first_and_dropped_once_fixed() {
     assert!(page.contains("an increment was lost"), "{page}");
     let token = std::fs::read_to_string(dir.join(&names[1])).unwrap();
     let schedule = Schedule::from_token(token.trim()).unwrap();
-    assert_eq!((schedule.strategy.as_str(), schedule.seed), ("portfolio/random", Some(1)));
+    assert_eq!((schedule.strategy.as_str(), schedule.seed), ("portfolio/random", Some(2)));
     let trace = Trace::parse(&std::fs::read_to_string(dir.join(&names[2])).unwrap()).unwrap();
     assert_eq!((trace.lines.len(), trace.preemptions()), (9, 1));
 
     // Second run: the persisted schedule is replayed before any search.
     let second = check_message(&builder).expect("still failing");
-    assert!(second.contains("samaritan found a bug in execution 1 (strategy portfolio/random, seed 1)"), "{second}");
+    assert!(second.contains("samaritan found a bug in execution 1 (strategy portfolio/random, seed 2)"), "{second}");
     assert!(second.contains("note: this failure was persisted by an earlier run at"), "{second}");
 
     // Fixed: the replay passes, the files go, and the search passes.
