@@ -140,7 +140,7 @@ pub struct Builder {
     /// Seed for random search and PCT (also the portfolio's). Defaults to
     /// `SAMARITAN_SEED`, else 0.
     pub seed: u64,
-    /// Coroutine stack size. Defaults to `SAMARITAN_STACK_SIZE`, else 2 MiB (as std threads). A simulated thread that overflows it crashes the process (no guard-page handler yet).
+    /// Coroutine stack size. Defaults to `SAMARITAN_STACK_SIZE`, else 2 MiB (as std threads). A simulated thread that overflows it ends the execution with a `stack overflow` verdict (on Linux x86-64 and AArch64).
     pub stack_size: usize,
     /// Silence before uncontrolled blocking is reported. Defaults to
     /// `SAMARITAN_WATCHDOG_MS`, else 10 s.

@@ -79,36 +79,147 @@ fn a_panicking_thread_ends_the_execution_and_the_others_are_unwound() {
     assert_eq!(report.executions, 1);
 }
 
-#[test]
-fn a_destructor_that_would_block_at_teardown_is_abandoned_not_hung() {
-    /// Locks `0` when dropped.
-    struct LocksOnDrop(Arc<Mutex<()>>);
-    impl Drop for LocksOnDrop {
-        fn drop(&mut self) {
-            let _g = self.0.lock();
-        }
+/// Locks its mutex when dropped.
+struct LocksOnDrop(Arc<Mutex<()>>);
+
+impl Drop for LocksOnDrop {
+    fn drop(&mut self) {
+        let _g = self.0.lock();
     }
+}
+
+/// Spawns a thread that panics and joins it, once `ready` is set: the
+/// execution ends there, with the other threads still alive.
+fn panic_once(ready: &samaritan::sync::atomic::AtomicBool) {
+    while !ready.load(samaritan::sync::atomic::Ordering::SeqCst) {
+        thread::yield_now();
+    }
+    thread::spawn(|| panic!("boom")).join().unwrap();
+}
+
+#[test]
+fn a_destructor_that_waits_at_teardown_goes_on_once_the_other_thread_unwound() {
     let report = Builder::new()
         .explore(|| {
+            let ready = Arc::new(samaritan::sync::atomic::AtomicBool::new(false));
             let a = Arc::new(Mutex::new(()));
             let b = Arc::new(Mutex::new(()));
-            let (a2, b2) = (a.clone(), b.clone());
-            let t = thread::spawn(move || {
-                let _b = b2.lock().unwrap();
-                let _a = a2.lock().unwrap();
-            });
             // At teardown main unwinds first and, while dropping `_guard`,
             // needs `b`, which t1 holds.
             let _guard = LocksOnDrop(b.clone());
             let _a = a.lock().unwrap();
-            let _b = b.lock().unwrap();
-            drop((_a, _b));
-            t.join().unwrap();
+            let (a2, b2, ready2) = (a.clone(), b.clone(), ready.clone());
+            let _t = thread::spawn(move || {
+                let _b = b2.lock().unwrap();
+                ready2.store(true, samaritan::sync::atomic::Ordering::SeqCst);
+                let _a = a2.lock().unwrap();
+            });
+            panic_once(&ready);
         })
         .unwrap();
-    assert!(matches!(report.outcome, Outcome::Deadlock(_)), "{report}");
-    let failure = report.failure.unwrap();
-    assert_eq!(failure.leaked_actors, 1);
+    let Outcome::Panic { actor, message, .. } = &report.outcome else { panic!("{report}") };
+    assert_eq!((actor.as_str(), message.as_str()), ("t2", "boom"));
+    // Main waits in its destructor while t1 unwinds and releases `b`; then
+    // it unwinds too. (It used to be abandoned, leaving the exploring
+    // thread's panic count raised.)
+    assert_eq!(report.failure.as_ref().unwrap().leaked_actors, 0, "{report}");
+}
+
+#[test]
+fn destructors_that_wait_on_each_other_at_teardown_are_abandoned_not_hung() {
+    let report = Builder::new()
+        .explore(|| {
+            let ready = Arc::new(samaritan::sync::atomic::AtomicBool::new(false));
+            let a = Arc::new(Mutex::new(()));
+            let b = Arc::new(Mutex::new(()));
+            let _a = a.lock().unwrap();
+            // Dropped before `_a`: needs `b` while `a` is still held.
+            let _g = LocksOnDrop(b.clone());
+            let (a2, b2, ready2) = (a.clone(), b.clone(), ready.clone());
+            let _t = thread::spawn(move || {
+                let _b = b2.lock().unwrap();
+                // Dropped before `_b`: needs `a` while `b` is still held.
+                let _g = LocksOnDrop(a2.clone());
+                ready2.store(true, samaritan::sync::atomic::Ordering::SeqCst);
+                let _a = a2.lock().unwrap();
+            });
+            panic_once(&ready);
+        })
+        .unwrap();
+    let Outcome::Panic { actor, message, .. } = &report.outcome else { panic!("{report}") };
+    assert_eq!((actor.as_str(), message.as_str()), ("t2", "boom"));
+    assert_eq!(report.failure.unwrap().leaked_actors, 2);
+}
+
+/// r01: an execution cut short (here by DPOR's sleep sets) is torn down
+/// while a thread's destructor waits for a lock another unfinished thread
+/// holds. That actor used to be abandoned mid-unwind, leaving the
+/// exploring thread's panic count raised, so that no later operation took
+/// a step and DPOR passed the program.
+#[test]
+fn dpor_finds_the_bug_when_destructors_block_at_teardown() {
+    /// Locks its mutex when dropped.
+    struct LockOnDrop(Arc<Mutex<u32>>);
+    impl Drop for LockOnDrop {
+        fn drop(&mut self) {
+            *self.0.lock().unwrap() += 1;
+        }
+    }
+    use samaritan::sync::atomic::{AtomicUsize, Ordering};
+    let report = Builder::new()
+        .strategy(samaritan::SearchStrategy::Dpor)
+        .minimize(false)
+        .explore(|| {
+            let d = Arc::new(Mutex::new(0u32));
+            let x = Arc::new(AtomicUsize::new(0));
+            let y = Arc::new(AtomicUsize::new(0));
+            let seen = Arc::new(AtomicUsize::new(usize::MAX));
+            let hs: Vec<_> = (0..4)
+                .map(|i| {
+                    let (d, x, y, seen) = (d.clone(), x.clone(), y.clone(), seen.clone());
+                    thread::spawn(move || {
+                        let _guard = LockOnDrop(d.clone());
+                        let _held = (i == 3).then(|| d.lock().unwrap());
+                        if i < 2 {
+                            x.fetch_add(1, Ordering::SeqCst);
+                        } else {
+                            y.fetch_add(1, Ordering::SeqCst);
+                            let v = x.fetch_add(1, Ordering::SeqCst);
+                            y.load(Ordering::SeqCst);
+                            if i == 2 {
+                                seen.store(v, Ordering::SeqCst);
+                            }
+                        }
+                    })
+                })
+                .collect();
+            x.fetch_add(1, Ordering::SeqCst);
+            for h in hs {
+                h.join().unwrap();
+            }
+            assert_ne!(seen.load(Ordering::SeqCst), 0, "thread 2 saw x == 0");
+        })
+        .unwrap();
+    let Outcome::Panic { message, .. } = &report.outcome else { panic!("{report}") };
+    assert!(message.contains("thread 2 saw x == 0"), "{message}");
+    assert_eq!(report.executions, 8318);
+}
+
+/// `check` returns only once everything of the exploration is dropped,
+/// the test's closure included, so what it captured is the caller's
+/// alone again.
+#[test]
+fn check_returns_after_its_closure_is_dropped() {
+    for _ in 0..200 {
+        let shared = std::sync::Arc::new(());
+        let captured = shared.clone();
+        samaritan::check(move || {
+            let _ = &captured;
+            let t = thread::spawn(|| {});
+            t.join().unwrap();
+        });
+        assert!(std::sync::Arc::try_unwrap(shared).is_ok(), "the exploration still held the closure");
+    }
 }
 
 #[test]

@@ -34,8 +34,14 @@ pub(crate) enum Suspend {
     Started,
     /// It made a scheduling decision; `Execution::next` says who runs.
     Switch,
-    /// During teardown it reached an operation that cannot proceed; the
-    /// engine gives up on unwinding it.
+    /// While unwinding at teardown it reached an operation that cannot
+    /// proceed yet (`ready` says when it can): the engine unwinds the
+    /// other actors, and resumes this one (with [`Resume::Run`]) once its
+    /// operation can proceed, or gives up on it.
+    Blocked,
+    /// It reached an operation that can never proceed while it unwinds
+    /// (a panicking actor, which no other may run beside, or one that
+    /// loops at teardown): the engine gives up on unwinding it.
     Stuck,
 }
 
@@ -72,6 +78,8 @@ pub(crate) struct Actor {
     pub(crate) yielder: *const ActorYielder,
     /// Whether its last executed step was a yield.
     pub(crate) yielded: bool,
+    /// Whether teardown has sent it the signal to unwind.
+    pub(crate) torn: bool,
     /// The object of its last step on anything but a task's own poll or a
     /// wake: for a task pending in `poll`, what it was awaiting.
     pub(crate) awaiting: Option<ObjectId>,
@@ -79,6 +87,12 @@ pub(crate) struct Actor {
     pub(crate) locals: HashMap<usize, Box<dyn Any>>,
     /// One value the runtime attaches to the actor (its thread handle).
     pub(crate) tag: Option<Box<dyn Any>>,
+    /// Its stack: lowest mapped address (the guard page), one past the
+    /// highest, and the usable size asked for.
+    pub(crate) stack: (usize, usize, usize),
+    /// Whether it overflowed its stack: the stack was reset under it and
+    /// must not be reused (`overflow` module invariant).
+    pub(crate) overflowed: bool,
 }
 
 impl std::fmt::Debug for Actor {
@@ -92,7 +106,7 @@ impl std::fmt::Debug for Actor {
 }
 
 impl Actor {
-    pub(crate) fn new(name: Option<String>, co: Co) -> Actor {
+    pub(crate) fn new(name: Option<String>, co: Co, stack: (usize, usize, usize)) -> Actor {
         Actor {
             name,
             status: Status::Starting,
@@ -101,9 +115,12 @@ impl Actor {
             co: Some(Box::new(co)),
             yielder: std::ptr::null(),
             yielded: false,
+            torn: false,
             awaiting: None,
             locals: HashMap::new(),
             tag: None,
+            stack,
+            overflowed: false,
         }
     }
 

@@ -130,6 +130,14 @@ pub enum Outcome {
         /// What does not fit.
         detail: String,
     },
+    /// An actor ran out of stack (deep or unbounded recursion, or a stack
+    /// too small for what it does).
+    StackOverflow {
+        /// The actor's display name.
+        actor: String,
+        /// Its stack size in bytes.
+        stack_size: usize,
+    },
     /// An actor stopped making visible progress: it blocked on something the
     /// engine cannot see, or loops without visible operations.
     UncontrolledBlocking {
@@ -186,6 +194,7 @@ impl Outcome {
             Outcome::DataRace { .. } => "data race",
             Outcome::Nondeterminism { .. } => "nondeterminism",
             Outcome::ScheduleMismatch { .. } => "schedule mismatch",
+            Outcome::StackOverflow { .. } => "stack overflow",
             Outcome::UncontrolledBlocking { .. } => "uncontrolled blocking",
         }
     }
@@ -251,6 +260,10 @@ impl fmt::Display for Outcome {
             Outcome::ScheduleMismatch { step, detail } => {
                 write!(f, "schedule does not fit the program at step {step}: {detail}")
             }
+            Outcome::StackOverflow { actor, stack_size } => write!(
+                f,
+                "stack overflow: thread '{actor}' overflowed its stack of {stack_size} bytes\n  give simulated threads more with SAMARITAN_STACK_SIZE=<bytes> or Builder::stack_size, or one thread with thread::Builder::stack_size"
+            ),
             Outcome::UncontrolledBlocking { actor, last, silent_ms } => write!(
                 f,
                 "uncontrolled blocking: thread '{actor}' made no visible operation for {silent_ms} ms after {last}; it is blocked on something samaritan does not model (a std lock, I/O) or loops without visible operations"

@@ -13,18 +13,65 @@ use std::sync::Once;
 thread_local! {
     /// Message and location of the latest panic in an actor on this thread.
     static LAST: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
+    /// Whether an actor on this thread panicked and has not been caught
+    /// by the engine yet ([`caught`]).
+    static IN_PANIC: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Whether the note before an abort was written for the running
+    /// actor's panic (std's own "panic in a destructor during cleanup"
+    /// follows the destructor's panic and needs no second one).
+    static NOTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Installs the capturing hook (once per process); `active` says whether
-/// the panicking thread runs an execution.
-pub(crate) fn install_hook(active: fn() -> bool) {
+/// The engine caught the running actor's panic (or it returned): a later
+/// panic is not one during unwinding.
+pub(crate) fn caught() {
+    IN_PANIC.with(|p| p.set(false));
+    NOTED.with(|n| n.set(false));
+}
+
+/// Given the first panic's message and location (if the actor unwinds
+/// from one) and the new panic's, the note to write before an abort.
+pub(crate) type BeforeAbort = fn(first: Option<(&str, &str)>, second: (&str, &str)) -> Option<String>;
+
+/// What the hook needs from the engine: whether the panicking thread runs
+/// an execution, and what to say about it when a panic starts while the
+/// running actor unwinds (the first panic's message and location, if the
+/// actor unwinds from a panic rather than from teardown, and the new
+/// panic's): `None` when it does not unwind.
+#[derive(Clone, Copy)]
+pub(crate) struct Engine {
+    pub(crate) active: fn() -> bool,
+    pub(crate) before_abort: BeforeAbort,
+}
+
+/// Installs the capturing hook (once per process).
+///
+/// A panic that starts while its thread is already unwinding (a
+/// destructor that panics during unwinding) makes std abort the process
+/// as soon as it leaves the destructor, with one line and nothing of what
+/// samaritan knows. So the hook first writes, straight to standard error
+/// (past the test harness's capture, which an abort would lose), both
+/// panics and what the engine says about the execution.
+pub(crate) fn install_hook(engine: Engine) {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
-            if active() {
+            if (engine.active)() {
                 let location = info.location().map_or_else(|| "<unknown>".to_string(), crate::trace::location_string);
                 let message = message_of(info.payload());
+                let first = match IN_PANIC.with(|p| p.replace(true)) {
+                    true => LAST.with(|slot| slot.borrow().clone()),
+                    false => None,
+                };
+                let first = first.as_ref().map(|(m, l)| (m.as_str(), l.as_str()));
+                if !NOTED.with(|n| n.get()) {
+                    if let Some(note) = (engine.before_abort)(first, (&message, &location)) {
+                        use std::io::Write as _;
+                        let _ = std::io::stderr().write_all(note.as_bytes());
+                        NOTED.with(|n| n.set(true));
+                    }
+                }
                 LAST.with(|slot| *slot.borrow_mut() = Some((message, location)));
             } else {
                 previous(info);

@@ -26,6 +26,9 @@ pub(crate) struct Progress {
     /// Set by the watchdog when it gave up on the exploration: it stops at
     /// the next execution instead of running on unseen.
     pub(crate) cancelled: AtomicBool,
+    /// The OS thread exploring right now (`throttle::this_thread`), while
+    /// its job runs (`throttle` module invariant).
+    pub(crate) explorer: Mutex<Option<u64>>,
     /// Set by the watcher when it wants [`Progress::phase`] renewed.
     want: AtomicBool,
     /// Where the search is, as the strategy says it.

@@ -125,15 +125,35 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
             if !runaway && ready.is_none_or(|r| r()) {
                 return;
             }
-            // It would block forever. A panicking actor's panic is the
-            // verdict: record it now, since its unwinding ends here.
+            if e.teardown && !runaway {
+                // Unwinding at teardown, it waits on another actor (a
+                // destructor takes a lock another holds): let the others
+                // unwind first, and go on once it can.
+                let ready = ready.map(|r| {
+                    // SAFETY: as below, the closure lives on this frame,
+                    // which stays put while the actor is suspended here;
+                    // `ready` is cleared before this call returns.
+                    unsafe {
+                        std::mem::transmute::<*const (dyn Fn() -> bool + '_), *const (dyn Fn() -> bool + 'static)>(r)
+                    }
+                });
+                e.actors[me.index()].ready = ready;
+                drop(e);
+                run::suspend(cell, me, Suspend::Blocked);
+                cell.borrow_mut().actors[me.index()].ready = None;
+                return;
+            }
+            // It can never go on. A panicking actor's panic is the verdict:
+            // record it now, since its unwinding ends here.
             if !e.teardown {
                 let (message, location) = crate::panics::in_flight();
                 let actor = e.actor_name(me);
                 e.fail(crate::outcome::Outcome::Panic { actor, message, location });
             }
             drop(e);
-            // Give up unwinding this actor.
+            // Give up unwinding this actor: its stack is abandoned with
+            // the unwinding half done, which leaves this OS thread's panic
+            // count raised; the explorer moves to a fresh thread.
             run::suspend(cell, me, Suspend::Stuck);
             unreachable!("an abandoned actor is never resumed");
         }

@@ -15,6 +15,7 @@ use crate::actor::{Actor, Co, Resume, Status, Suspend, TeardownSignal};
 use crate::execution::{Execution, Next};
 use crate::op::ActorId;
 use crate::outcome::Outcome;
+use crate::overflow;
 use crate::panics;
 
 pub(crate) type ExecCell = RefCell<Execution>;
@@ -75,16 +76,24 @@ pub(crate) unsafe fn start_actor(
     stack_size: Option<usize>,
     body: Box<dyn FnOnce() + '_>,
 ) -> ActorId {
-    let (id, stack) = {
+    let (id, stack, size) = {
         let mut e = cell.borrow_mut();
         let id = ActorId::from_index(e.actors.len());
         // SAFETY: the pool outlives the execution (`explore` owns it).
         let stack = unsafe { (*e.pool).take(stack_size) };
-        (id, stack)
+        // SAFETY: as above. The pool hands out its own size when asked
+        // for less.
+        let size = unsafe { (*e.pool).size() }.max(stack_size.unwrap_or(0));
+        (id, stack, size)
+    };
+    let bounds = {
+        use corosensei::stack::Stack as _;
+        (stack.limit().get(), stack.base().get(), size)
     };
     let entry = move |yielder: &corosensei::Yielder<Resume, Suspend>, _: Resume| {
         with_exec(|cell| cell.borrow_mut().actors[id.index()].yielder = yielder);
         let result = panic::catch_unwind(AssertUnwindSafe(body));
+        panics::caught();
         let attached = with_exec(|cell| {
             let actor = &mut cell.borrow_mut().actors[id.index()];
             (std::mem::take(&mut actor.locals), actor.tag.take())
@@ -92,6 +101,7 @@ pub(crate) unsafe fn start_actor(
         // Thread-local destructors run here, as in std at thread exit; a
         // panic in one must not escape the coroutine.
         let dropped = panic::catch_unwind(AssertUnwindSafe(move || drop(attached)));
+        panics::caught();
         for payload in [result.err(), dropped.err()].into_iter().flatten() {
             if !payload.is::<TeardownSignal>() {
                 let (message, location) = panics::describe(&*payload);
@@ -118,7 +128,7 @@ pub(crate) unsafe fn start_actor(
         if let Some(name) = &name {
             e.progress.names.lock().unwrap_or_else(|p| p.into_inner()).push((id.0, name.clone()));
         }
-        let added = e.add_actor(Actor::new(name, co));
+        let added = e.add_actor(Actor::new(name, co, bounds));
         debug_assert_eq!(added, id);
         e.current.replace(id)
     };
@@ -139,19 +149,29 @@ fn resume(cell: &ExecCell, id: ActorId, how: Resume) -> Option<Suspend> {
     resume_at(cell, id, co, how)
 }
 
-/// Returns a pointer to actor `id`'s coroutine.
-fn coroutine(e: &mut Execution, id: ActorId) -> *mut Co {
-    let co: &mut Co = e.actors[id.index()].co.as_mut().expect("a live actor has a coroutine");
-    co
+/// Returns a pointer to actor `id`'s coroutine, and what the overflow
+/// handler needs to know while it runs.
+fn coroutine(e: &mut Execution, id: ActorId) -> (*mut Co, overflow::Running) {
+    let actor = &mut e.actors[id.index()];
+    let co: &mut Co = actor.co.as_mut().expect("a live actor has a coroutine");
+    let running = overflow::Running::new(co, actor.stack, id.index(), actor.name.as_deref(), engine_free, on_overflow);
+    (co, running)
 }
 
 /// Resumes the coroutine `co` of actor `id`; see [`resume`].
-fn resume_at(cell: &ExecCell, id: ActorId, co: *mut Co, how: Resume) -> Option<Suspend> {
+fn resume_at(
+    cell: &ExecCell,
+    id: ActorId,
+    (co, running): (*mut Co, overflow::Running),
+    how: Resume,
+) -> Option<Suspend> {
+    let outer = overflow::running(Some(running));
     // SAFETY: the coroutine is boxed, so the pointer stays valid while the
     // actor table grows during the run; the box is taken out of the table
     // only below, after `resume` returned, and an actor is never resumed
     // while it runs (one actor runs at a time), so this is the only access.
     let result = unsafe { (*co).resume(how) };
+    overflow::running(outer);
     match result {
         CoroutineResult::Yield(Suspend::Stuck) => {
             // The actor cannot unwind further; abandon its stack.
@@ -169,8 +189,14 @@ fn resume_at(cell: &ExecCell, id: ActorId, co: *mut Co, how: Resume) -> Option<S
             actor.status = Status::Finished;
             actor.ready = None;
             let co = actor.co.take().expect("a live actor has a coroutine");
+            let overflowed = actor.overflowed;
             if e.current == Some(id) {
                 e.current = None;
+            }
+            if overflowed {
+                // What the reset stack held may still be borrowed.
+                std::mem::forget(co);
+                return None;
             }
             let stack: DefaultStack = co.into_stack();
             // SAFETY: as in `start_actor`.
@@ -193,7 +219,7 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
         }
     }
     let _restore = Restore(EXEC.with(|c| c.replace(cell)), GENERATION.with(|g| g.replace(generation)));
-    panics::install_hook(active);
+    panics::install_hook(panics::Engine { active, before_abort });
     // SAFETY: `body` outlives this function, and the main actor is run to
     // completion or torn down before it returns.
     unsafe { start_actor(cell, None, None, Box::new(body)) };
@@ -214,30 +240,152 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
     teardown(cell);
 }
 
-/// Unwinds every actor that has not finished, so that destructors run.
-fn teardown(cell: &ExecCell) {
-    cell.borrow_mut().teardown = true;
-    let count = cell.borrow().actors.len();
-    for i in 0..count {
-        let id = ActorId::from_index(i);
-        loop {
-            let live = {
-                let e = cell.borrow();
-                let actor = &e.actors[i];
-                actor.status != Status::Finished && actor.co.is_some()
-            };
-            if !live {
-                break;
+/// Whether nothing borrows the execution on this thread, so that an
+/// actor that overflowed its stack can end normally (see `overflow`).
+fn engine_free() -> bool {
+    with_exec(|cell| cell.try_borrow_mut().is_ok()).unwrap_or(false)
+}
+
+/// Runs on the fresh stack of actor `index` after it overflowed its old
+/// one; records the verdict, and the actor then ends.
+fn on_overflow(index: usize) {
+    panics::caught();
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let id = ActorId::from_index(index);
+        let actor = &mut e.actors[id.index()];
+        actor.overflowed = true;
+        // Its thread-locals are never destroyed, as its frames are not.
+        std::mem::forget(std::mem::take(&mut actor.locals));
+        std::mem::forget(actor.tag.take());
+        let stack_size = actor.stack.2;
+        let actor = e.actor_name(id);
+        e.fail(Outcome::StackOverflow { actor, stack_size });
+    });
+}
+
+/// What to say on standard error when a panic starts while the running
+/// actor unwinds (from a panic, `first`, or torn down at the end of the
+/// execution), which makes std abort the process once it leaves the
+/// destructor: both panics, the execution's verdict if it has one, and the
+/// replay token of what ran so far. `None` when the actor does not unwind.
+fn before_abort(first: Option<(&str, &str)>, second: (&str, &str)) -> Option<String> {
+    with_exec(|cell| {
+        let e = cell.try_borrow().ok()?;
+        let me = e.current?;
+        let torn = e.teardown && e.actors.get(me.index()).is_some_and(|a| a.torn);
+        let why = match (first, torn) {
+            (Some((message, location)), _) => format!("from its panic at {location}: {message}"),
+            (None, true) => {
+                "at the end of the execution (samaritan unwinds the threads left so that destructors run)".to_string()
             }
-            cell.borrow_mut().current = Some(id);
-            if resume(cell, id, Resume::Teardown).is_none() {
-                break;
+            (None, false) => return None,
+        };
+        let mut note = format!(
+            "samaritan: thread '{}' panicked at {}: {}\nsamaritan: while it was unwinding {why}.\n\
+             samaritan: std aborts the process on a panic that leaves a destructor during unwinding; before it does:\n",
+            e.actor_name(me),
+            second.1,
+            second.0
+        );
+        if let Some(outcome) = &e.outcome {
+            note.push_str(&format!("samaritan: the execution's verdict: {outcome}\n"));
+        }
+        if e.config.tracing {
+            note.push_str(&format!("samaritan: the trace so far:\n{}", e.readable_trace()));
+        }
+        // SAFETY: the strategy outlives the execution (`search` owns
+        // both); only its name, part and seed are read.
+        let (name, part, seed) = unsafe { ((*e.strategy).name(), (*e.strategy).part(), (*e.strategy).seed()) };
+        let schedule = crate::schedule::Schedule {
+            // As in `search`: a portfolio's token names the part that ran.
+            strategy: part.map_or_else(|| name.to_string(), |part| format!("{name}/{part}")),
+            seed,
+            choices: e.schedule.clone(),
+            fingerprint: if e.config.tracing { e.fingerprint() } else { 0 },
+            fair: e.config.fair,
+        };
+        note.push_str(&format!("samaritan: replay token of the execution so far: {}\n", schedule.to_token()));
+        Some(note)
+    })
+    .flatten()
+}
+
+/// Unwinds every actor that has not finished, so that destructors run.
+///
+/// Deadlocked actors are unwound too, though std never unwinds a
+/// deadlocked thread: a guard they hold may be a `static` lock's, whose
+/// real lock the next execution needs. A destructor that panics during
+/// this unwinding aborts the process (std's rule for a panic leaving a
+/// destructor during unwinding); the panic hook writes the execution's
+/// verdict, both panics and its replay token first ([`before_abort`]).
+///
+/// Actors unwind in id order; one whose destructor waits for another
+/// actor (a lock another holds) suspends, the others go on, and it is
+/// resumed once it can proceed. Actors still waiting when no actor can
+/// move any more are abandoned, their stacks leaked (counted in
+/// `Execution::leaked`). Actors spawned by destructors are torn down too.
+fn teardown(cell: &ExecCell) {
+    {
+        let mut e = cell.borrow_mut();
+        e.teardown = true;
+        if e.actors.iter().any(|a| a.overflowed) {
+            // The other actors may borrow from the overflowed actor's
+            // discarded frames (scoped threads): none of their code may
+            // run again, destructors included.
+            for actor in e.actors.iter_mut().filter(|a| a.status != Status::Finished) {
+                std::mem::forget(actor.co.take());
+                std::mem::forget(std::mem::take(&mut actor.locals));
+                std::mem::forget(actor.tag.take());
+                actor.status = Status::Finished;
+                actor.ready = None;
             }
         }
     }
-    // Actors spawned by destructors during teardown are torn down too.
-    if cell.borrow().actors.len() > count {
-        teardown(cell);
+    loop {
+        let mut moved = false;
+        let count = cell.borrow().actors.len();
+        for i in 0..count {
+            let id = ActorId::from_index(i);
+            let how = {
+                let e = cell.borrow();
+                let actor = &e.actors[i];
+                if actor.status == Status::Finished || actor.co.is_none() {
+                    None
+                } else if !actor.torn {
+                    Some(Resume::Teardown)
+                } else {
+                    // Waiting in its unwinding: go on only if it can now.
+                    // SAFETY: `ready` is set only while the actor is
+                    // suspended inside `rt::announce`, whose frame owns the
+                    // closure (actor module invariant).
+                    actor.ready.is_none_or(|r| unsafe { (*r)() }).then_some(Resume::Run)
+                }
+            };
+            let Some(how) = how else { continue };
+            {
+                let mut e = cell.borrow_mut();
+                e.current = Some(id);
+                e.actors[i].torn = true;
+            }
+            moved = true;
+            // It unwinds to its end, or until it blocks again or is stuck.
+            resume(cell, id, how);
+        }
+        if !moved {
+            break;
+        }
     }
-    cell.borrow_mut().current = None;
+    let mut e = cell.borrow_mut();
+    for i in 0..e.actors.len() {
+        let actor = &mut e.actors[i];
+        if actor.status != Status::Finished {
+            // Waits forever on another abandoned actor: give it up.
+            std::mem::forget(actor.co.take());
+            actor.status = Status::Finished;
+            actor.ready = None;
+            e.leaked += 1;
+        }
+    }
+    e.current = None;
 }

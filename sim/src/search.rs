@@ -5,8 +5,16 @@
 //! progress counter; if no step is taken for `Config::watchdog`, it reports
 //! uncontrolled blocking instead of hanging (the stuck thread is left
 //! behind, since nothing can unblock it).
+//!
+//! Invariant: an execution never starts on a thread that is unwinding
+//! (`std::thread::panicking()`). An actor abandoned half-way through its
+//! unwinding (one that can never go on) leaves its OS thread's panic
+//! count raised for good, and every operation on that thread would then
+//! take no step; so the search hands its state back and goes on on a
+//! fresh thread, and the tainted one is never reused.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -20,7 +28,7 @@ use crate::report::{Budget, Failure, Report};
 use crate::run::run_execution;
 use crate::schedule::{Replay, Schedule};
 use crate::strategy::Strategy;
-use crate::worker;
+use crate::{throttle, worker};
 
 /// Runs executions of `body` under `strategy` on an exploring thread until
 /// the strategy is done, a failure is found or a budget runs out; keeps the
@@ -36,22 +44,35 @@ pub(crate) fn search(
     let progress = Arc::new(Progress::default());
     let strategy_name = strategy.name().to_string();
     let (tx, rx) = mpsc::channel();
-    let worker_progress = progress.clone();
-    let worker_config = config.clone();
-    let spawned = worker::run(Box::new(move || {
-        let report = explore_here(&worker_config, strategy, &*body, worker_progress, keep_last, tracing);
-        let clean = report.failure.as_ref().is_none_or(|f| f.leaked_actors == 0);
-        let _ = tx.send(report);
-        clean
-    }));
-    if let Err(err) = spawned {
-        panic!("samaritan: cannot start the exploring thread: {err}");
-    }
+    let start = |search: Search| {
+        let (tx, progress, config, body) = (tx.clone(), progress.clone(), config.clone(), body.clone());
+        let spawned = worker::run(Box::new(move || {
+            *progress.explorer.lock().unwrap_or_else(|p| p.into_inner()) = Some(throttle::this_thread());
+            let back = explore_here(&config, search, &*body, progress.clone(), keep_last, tracing);
+            // Before the thread goes on to anything else (throttle module
+            // invariant).
+            *progress.explorer.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            let clean = match &back {
+                Handback::Done(report) => report.failure.as_ref().is_none_or(|f| f.leaked_actors == 0),
+                Handback::Moved(_) => false,
+            };
+            // Nothing of the exploration may outlive the report the caller
+            // gets: the body (the test's closure) goes first.
+            drop(body);
+            let _ = tx.send(back);
+            clean
+        }));
+        if let Err(err) = spawned {
+            panic!("samaritan: cannot start the exploring thread: {err}");
+        }
+    };
+    start(Search::new(strategy, &config));
     // Small explorations end within the spin; larger ones are watched.
     let until = Instant::now() + worker::SPIN;
     while Instant::now() < until {
         match rx.try_recv() {
-            Ok(report) => return report,
+            Ok(Handback::Done(report)) => return report,
+            Ok(Handback::Moved(search)) => start(search),
             Err(_) => std::hint::spin_loop(),
         }
     }
@@ -65,7 +86,8 @@ pub(crate) fn search(
             lines.tick(&progress, poll);
         }
         match rx.recv_timeout(poll) {
-            Ok(report) => return report,
+            Ok(Handback::Done(report)) => return report,
+            Ok(Handback::Moved(search)) => start(search),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 panic!("samaritan: the exploring thread died (a panic inside samaritan itself)")
             }
@@ -82,8 +104,10 @@ pub(crate) fn search(
     }
 }
 
-fn watchdog_report(config: &Config, strategy: &str, progress: &Progress, silent: Duration) -> Report {
+fn watchdog_report(config: &Config, strategy: &str, progress: &Arc<Progress>, silent: Duration) -> Report {
     progress.cancelled.store(true, Ordering::Relaxed);
+    // The exploring thread is left behind; if it spins, it spins slowly.
+    throttle::throttle(progress.clone());
     let actor = progress.actor.load(Ordering::Relaxed);
     let names = progress.names.lock().unwrap_or_else(|p| p.into_inner());
     let given = names.iter().rev().find(|(i, _)| *i == actor).map(|(_, n)| n.as_str());
@@ -101,14 +125,40 @@ fn watchdog_report(config: &Config, strategy: &str, progress: &Progress, silent:
     report
 }
 
+/// A search under way: what an exploring thread needs to go on with it.
+pub(crate) struct Search {
+    strategy: Box<dyn Strategy + Send>,
+    report: Report,
+    started: Instant,
+    /// The abstract states the test named so far.
+    states: HashSet<u64>,
+}
+
+impl Search {
+    fn new(strategy: Box<dyn Strategy + Send>, config: &Config) -> Search {
+        let report = Report::new(strategy.name(), config.test_name.clone());
+        Search { strategy, report, started: Instant::now(), states: HashSet::new() }
+    }
+}
+
+/// What an exploring thread hands back: the report, or the search to go
+/// on with on a fresh thread (this one is unwinding for good).
+pub(crate) enum Handback {
+    Done(Report),
+    Moved(Search),
+}
+
 fn explore_here(
     config: &Config,
-    mut strategy: Box<dyn Strategy + Send>,
+    search: Search,
     body: &(dyn Fn() + Send + Sync),
     progress: Arc<Progress>,
     keep_last: bool,
     tracing: bool,
-) -> Report {
+) -> Handback {
+    let Search { mut strategy, mut report, started, states } = search;
+    // A simulated thread that overflows its stack becomes a verdict.
+    crate::overflow::prepare();
     static GENERATION: AtomicU64 = AtomicU64::new(1);
     // Stacks stay with the exploring thread across explorations.
     thread_local! {
@@ -125,11 +175,17 @@ fn explore_here(
         observed: strategy.observes_steps(),
         fair: config.fairness,
     };
-    let started = Instant::now();
-    let mut report = Report::new(strategy.name(), config.test_name.clone());
     let cell =
         RefCell::new(Execution::new(0, exec_config, std::ptr::null_mut::<Replay>(), &mut pool, progress.clone()));
+    cell.borrow_mut().states = states;
     loop {
+        if std::thread::panicking() {
+            // An abandoned unwinding left this thread's panic count raised
+            // (module invariant): go on on a fresh thread.
+            let states = std::mem::take(&mut cell.borrow_mut().states);
+            drop(cell);
+            return Handback::Moved(Search { strategy, report, started, states });
+        }
         if let Some(m) = config.max_executions.filter(|&m| report.executions >= m) {
             report.stopped = Some(Budget::Executions(m));
             break;
@@ -204,5 +260,115 @@ fn explore_here(
     }
     drop(cell);
     POOL.with(|p| *p.borrow_mut() = Some(pool));
-    report
+    Handback::Done(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::panic::Location;
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    use std::sync::Arc;
+
+    use crate::config::Config;
+    use crate::op::{ActorId, Op};
+    use crate::outcome::Outcome;
+    use crate::rt::{self, ObjectSlot};
+    use crate::strategy::{ChoiceError, ChoicePoint, SchedulePoint, Strategy};
+
+    /// Finds every execution redundant at its first decision: the engine
+    /// runs each on to its end, or cuts it off.
+    #[derive(Debug)]
+    struct AllRedundant {
+        left: u32,
+    }
+
+    impl Strategy for AllRedundant {
+        fn name(&self) -> &'static str {
+            "all-redundant"
+        }
+
+        fn begin_execution(&mut self) -> bool {
+            self.left = self.left.saturating_sub(1);
+            self.left > 0
+        }
+
+        fn choose_actor(&mut self, _: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
+            Err(ChoiceError::Redundant)
+        }
+
+        fn choose_value(&mut self, _: &ChoicePoint) -> Result<usize, ChoiceError> {
+            Ok(0)
+        }
+
+        fn end_execution(&mut self, _: &Outcome) {}
+    }
+
+    static LOCK_A: (ObjectSlot, AtomicBool) = (ObjectSlot::new(), AtomicBool::new(false));
+    static LOCK_B: (ObjectSlot, AtomicBool) = (ObjectSlot::new(), AtomicBool::new(false));
+    /// Executions that started on a thread that was unwinding.
+    static TAINTED_STARTS: AtomicU32 = AtomicU32::new(0);
+
+    /// Takes `lock` (a modelled lock: an object and a held flag).
+    fn take(lock: &'static (ObjectSlot, AtomicBool)) {
+        let (id, _) = lock.0.id("Lock");
+        rt::step_when(Op::Lock, Some(id), Location::caller(), &|| !lock.1.load(Ordering::Relaxed));
+        lock.1.store(true, Ordering::Relaxed);
+    }
+
+    /// Takes `lock` when dropped.
+    struct TakesOnDrop(&'static (ObjectSlot, AtomicBool));
+
+    impl Drop for TakesOnDrop {
+        fn drop(&mut self) {
+            take(self.0);
+        }
+    }
+
+    /// Spins on visible steps for ever.
+    fn spin() -> ! {
+        loop {
+            rt::step(Op::Load, None, Location::caller());
+        }
+    }
+
+    /// Main holds `a` and, dropping its guard, needs `b`; t1 holds `b` and,
+    /// dropping its guard, needs `a`: whoever unwinds first at teardown
+    /// waits for the other, which waits back. Both are abandoned half-way
+    /// through their unwinding.
+    fn destructors_in_a_cycle() {
+        if std::thread::panicking() {
+            TAINTED_STARTS.fetch_add(1, Ordering::Relaxed);
+        }
+        LOCK_A.1.store(false, Ordering::Relaxed);
+        LOCK_B.1.store(false, Ordering::Relaxed);
+        take(&LOCK_A);
+        let _guard = TakesOnDrop(&LOCK_B);
+        rt::spawn(
+            None,
+            None,
+            Location::caller(),
+            Box::new(|| {
+                take(&LOCK_B);
+                let _guard = TakesOnDrop(&LOCK_A);
+                spin();
+            }),
+        );
+        // Wait until t1 holds `b`, then spin: the engine runs the rest on
+        // default choices until it cuts the execution off.
+        let (id, _) = LOCK_B.0.id("Lock");
+        rt::step_when(Op::Load, Some(id), Location::caller(), &|| LOCK_B.1.load(Ordering::Relaxed));
+        spin();
+    }
+
+    /// An actor abandoned half-way through its unwinding leaves its OS
+    /// thread's panic count raised; the next execution runs on a fresh
+    /// thread, not on that one, where every operation would take no step.
+    #[test]
+    fn a_search_moves_to_a_fresh_thread_after_an_abandoned_unwinding() {
+        let config = Config { fairness: false, minimize: false, progress: false, ..Config::default() };
+        let report =
+            super::search(config, Box::new(AllRedundant { left: 4 }), Arc::new(destructors_in_a_cycle), false, false);
+        assert_eq!((&report.outcome, report.executions, report.pruned), (&Outcome::Pass, 3, 3));
+        assert_eq!(TAINTED_STARTS.load(Ordering::Relaxed), 0);
+    }
 }
