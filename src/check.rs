@@ -3,12 +3,12 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use samaritan_sim::{Config, Report, Schedule, Strategy, TokenError};
 use samaritan_strategies::{CbPor, Coverage, CoverageError, Dfs, Dpor, Icb, Pct, Portfolio, Random, RoundRobin};
 
-use crate::{env, persist};
+use crate::{env, foreign, limits, persist};
 
 /// Which search to run.
 #[non_exhaustive]
@@ -74,6 +74,16 @@ pub enum Error {
         /// What it should be.
         expected: &'static str,
     },
+    /// A [`Builder`] setting is out of range (see the setter's
+    /// documentation).
+    InvalidSetting {
+        /// The setter, as in `Builder::pct_depth`.
+        setting: &'static str,
+        /// Its value.
+        value: String,
+        /// What it should be.
+        expected: &'static str,
+    },
     /// A replay token could not be read.
     Token(TokenError),
     /// The HaPSet coverage file ([`Builder::hapset_file`]) could not be
@@ -85,6 +95,9 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::InvalidEnv { var, value, expected } => write!(f, "{var}={value:?} is invalid: expected {expected}"),
+            Error::InvalidSetting { setting, value, expected } => {
+                write!(f, "Builder::{setting}({value}) is invalid: expected {expected}")
+            }
             Error::Token(err) => err.fmt(f),
             Error::HapsetFile(err) => err.fmt(f),
         }
@@ -96,7 +109,7 @@ impl std::error::Error for Error {
         match self {
             Error::Token(err) => Some(err),
             Error::HapsetFile(err) => Some(err),
-            Error::InvalidEnv { .. } => None,
+            Error::InvalidEnv { .. } | Error::InvalidSetting { .. } => None,
         }
     }
 }
@@ -125,25 +138,31 @@ pub struct Builder {
     /// good-samaritan violation. Defaults to `SAMARITAN_FAIRNESS`, else on.
     pub fairness: bool,
     /// Bug depth `d` for [`SearchStrategy::Pct`] and the portfolio's PCT
-    /// part. Defaults to `SAMARITAN_PCT_DEPTH`, else 3.
+    /// part, from 1 to 64. Defaults to `SAMARITAN_PCT_DEPTH`, else 3.
     pub pct_depth: u32,
-    /// Steps per execution. Defaults to `SAMARITAN_MAX_STEPS`, else 100000.
+    /// Steps per execution, at least 1 (above 16777216 counts as that).
+    /// Defaults to `SAMARITAN_MAX_STEPS`, else 100000.
     pub max_steps: u64,
-    /// Executions per exploration. Defaults to `SAMARITAN_MAX_EXECUTIONS`,
-    /// else unbounded (1000 for random search and PCT).
+    /// Executions per exploration, at least 1. Defaults to
+    /// `SAMARITAN_MAX_EXECUTIONS`, else unbounded (1000 for random search
+    /// and PCT).
     pub max_executions: Option<u64>,
-    /// Time per exploration, checked between executions. Defaults to
-    /// `SAMARITAN_MAX_TIME` (seconds, or `none`), else one minute. A search
+    /// Time per exploration, more than zero, checked after each execution.
+    /// Defaults to `SAMARITAN_MAX_TIME` (seconds, or `none`), else one
+    /// minute. A search
     /// the budget stops passes with a verdict that says so and what was
     /// covered, and [`Builder::check`] prints that on standard error.
     pub max_time: Option<Duration>,
     /// Seed for random search and PCT (also the portfolio's). Defaults to
     /// `SAMARITAN_SEED`, else 0.
     pub seed: u64,
-    /// Coroutine stack size. Defaults to `SAMARITAN_STACK_SIZE`, else 2 MiB (as std threads). A simulated thread that overflows it ends the execution with a `stack overflow` verdict (on Linux x86-64 and AArch64).
+    /// Coroutine stack size, at most 1 GiB (below 16 KiB counts as 16 KiB).
+    /// Defaults to `SAMARITAN_STACK_SIZE`, else 2 MiB (as std threads). A
+    /// simulated thread that overflows it ends the execution with a `stack
+    /// overflow` verdict (on Linux x86-64 and AArch64).
     pub stack_size: usize,
-    /// Silence before uncontrolled blocking is reported. Defaults to
-    /// `SAMARITAN_WATCHDOG_MS`, else 10 s.
+    /// Silence before uncontrolled blocking is reported, at least 100 ms.
+    /// Defaults to `SAMARITAN_WATCHDOG_MS`, else 10 s.
     pub watchdog: Duration,
     /// Whether weak compare-exchange may fail spuriously. Defaults to
     /// `SAMARITAN_SPURIOUS_FAILURES`, else true.
@@ -196,6 +215,24 @@ fn parse<T: std::str::FromStr>(
     }
 }
 
+/// Reads `var` like [`parse`], and records an error too when its value is
+/// not `in_range`.
+fn parse_in<T: std::str::FromStr>(
+    get: &dyn Fn(&str) -> Option<String>,
+    var: &'static str,
+    expected: &'static str,
+    errors: &mut Option<Error>,
+    in_range: impl Fn(&T) -> bool,
+) -> Option<T> {
+    let value = parse(get, var, expected, errors)?;
+    if in_range(&value) {
+        return Some(value);
+    }
+    let value = get(var).unwrap_or_default();
+    errors.get_or_insert(Error::InvalidEnv { var, value, expected });
+    None
+}
+
 /// Reads an on/off variable: `1`/`true` or `0`/`false`, on when unset.
 fn flag(get: &dyn Fn(&str) -> Option<String>, var: &'static str, errors: &mut Option<Error>) -> bool {
     match get(var).as_deref().map(str::trim) {
@@ -216,7 +253,7 @@ impl Builder {
 
     /// Creates a builder whose defaults come from `get` instead of the
     /// process environment.
-    fn with_env(get: &dyn Fn(&str) -> Option<String>) -> Builder {
+    pub(crate) fn with_env(get: &dyn Fn(&str) -> Option<String>) -> Builder {
         let mut err = None;
         let strategy = match get(env::STRATEGY).as_deref().map(str::trim) {
             None | Some("portfolio") => SearchStrategy::Portfolio,
@@ -245,33 +282,30 @@ impl Builder {
         let max_time = match get(env::MAX_TIME).as_deref().map(str::trim) {
             None => Some(DEFAULT_MAX_TIME),
             Some("none") => None,
-            Some(_) => parse::<f64>(get, env::MAX_TIME, "a number of seconds, or none", &mut err)
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(Duration::from_secs_f64),
+            Some(_) => Some(
+                parse_in(get, env::MAX_TIME, limits::SECONDS, &mut err, |s: &f64| limits::seconds(*s).is_some())
+                    .and_then(limits::seconds)
+                    .unwrap_or(DEFAULT_MAX_TIME),
+            ),
         };
-        let pct_depth = match parse::<u32>(get, env::PCT_DEPTH, "a depth of at least 1", &mut err) {
-            Some(0) => {
-                err.get_or_insert(Error::InvalidEnv {
-                    var: env::PCT_DEPTH,
-                    value: "0".to_string(),
-                    expected: "a depth of at least 1",
-                });
-                3
-            }
-            depth => depth.unwrap_or(3),
-        };
+        let pct_depth =
+            parse_in(get, env::PCT_DEPTH, limits::PCT_DEPTH, &mut err, |d| (1..=Pct::MAX_DEPTH).contains(d));
         Builder {
             strategy,
             preemption_bound: parse(get, env::PREEMPTIONS, "a number of preemptions", &mut err).unwrap_or(2),
             fairness,
-            pct_depth,
-            max_steps: parse(get, env::MAX_STEPS, "a number of steps", &mut err).unwrap_or(100_000),
-            max_executions: parse(get, env::MAX_EXECUTIONS, "a number of executions", &mut err),
+            pct_depth: pct_depth.unwrap_or(3),
+            max_steps: parse_in(get, env::MAX_STEPS, limits::STEPS, &mut err, |s| *s >= 1).unwrap_or(100_000),
+            max_executions: parse_in(get, env::MAX_EXECUTIONS, limits::EXECUTIONS, &mut err, |n| *n >= 1),
             max_time,
             seed: parse(get, env::SEED, "an unsigned 64-bit number", &mut err).unwrap_or(0),
-            stack_size: parse(get, env::STACK_SIZE, "a number of bytes", &mut err).unwrap_or(2 << 20).max(16 * 1024),
+            stack_size: parse_in(get, env::STACK_SIZE, limits::BYTES, &mut err, |b| *b <= limits::MAX_STACK_SIZE)
+                .unwrap_or(2 << 20),
             watchdog: Duration::from_millis(
-                parse(get, env::WATCHDOG_MS, "a number of milliseconds", &mut err).unwrap_or(10_000),
+                parse_in(get, env::WATCHDOG_MS, limits::MILLISECONDS, &mut err, |ms| {
+                    u128::from(*ms) >= limits::MIN_WATCHDOG.as_millis()
+                })
+                .unwrap_or(10_000),
             ),
             spurious_failures: spurious,
             replay: get(env::REPLAY).filter(|t| !t.trim().is_empty()),
@@ -315,25 +349,35 @@ impl Builder {
         self
     }
 
-    /// Sets the bug depth PCT looks for (at least 1).
+    /// Sets the bug depth PCT looks for, from 1 to 64
+    /// ([`samaritan_strategies::Pct::MAX_DEPTH`]); another depth makes
+    /// [`Builder::explore`] and [`Builder::check`] fail with
+    /// [`Error::InvalidSetting`].
     pub fn pct_depth(mut self, depth: u32) -> Builder {
-        self.pct_depth = depth.max(1);
+        self.pct_depth = depth;
         self
     }
 
-    /// Sets the step bound per execution.
+    /// Sets the step bound per execution: at least 1 (0 is an
+    /// [`Error::InvalidSetting`]); a bound above 16777216
+    /// ([`samaritan_sim::MAX_STEPS`], the longest schedule a replay token
+    /// may hold) counts as that.
     pub fn max_steps(mut self, steps: u64) -> Builder {
         self.max_steps = steps;
         self
     }
 
-    /// Bounds the number of executions.
+    /// Bounds the number of executions: at least 1 (0 is an
+    /// [`Error::InvalidSetting`]).
     pub fn max_executions(mut self, executions: u64) -> Builder {
         self.max_executions = Some(executions);
         self
     }
 
-    /// Bounds the exploration's time (one minute unless set).
+    /// Bounds the exploration's time (one minute unless set), checked after
+    /// each execution: a search runs at least one. Zero is an
+    /// [`Error::InvalidSetting`]; [`Builder::unlimited_time`] lifts the
+    /// budget.
     pub fn max_time(mut self, time: Duration) -> Builder {
         self.max_time = Some(time);
         self
@@ -358,14 +402,19 @@ impl Builder {
         self
     }
 
-    /// Sets the coroutine stack size (at least 16 KiB).
+    /// Sets the coroutine stack size of every simulated thread: at most
+    /// 1 GiB (more is an [`Error::InvalidSetting`]); sizes below 16 KiB are
+    /// rounded up to it, as std rounds a thread's stack up to the
+    /// platform's minimum.
     pub fn stack_size(mut self, bytes: usize) -> Builder {
-        self.stack_size = bytes.max(16 * 1024);
+        self.stack_size = bytes;
         self
     }
 
     /// Sets how long a thread may go without a visible operation before
-    /// uncontrolled blocking is reported.
+    /// uncontrolled blocking is reported: at least 100 ms (less is an
+    /// [`Error::InvalidSetting`]: a busy machine keeps threads waiting that
+    /// long).
     pub fn watchdog(mut self, silence: Duration) -> Builder {
         self.watchdog = silence;
         self
@@ -388,6 +437,15 @@ impl Builder {
         self
     }
 
+    /// Returns the first error in the environment the builder was made
+    /// from, else the first setting out of range.
+    fn valid(&self) -> Result<(), Error> {
+        match &self.env_error {
+            Some(err) => Err(err.clone()),
+            None => limits::check(self),
+        }
+    }
+
     fn config(&self) -> Config {
         let mut config = Config::default();
         config.max_steps = self.max_steps;
@@ -398,11 +456,11 @@ impl Builder {
         config.fairness = self.fairness;
         config.max_time = self.max_time;
         config.watchdog = self.watchdog;
-        config.stack_size = self.stack_size;
+        config.stack_size = self.stack_size.max(limits::MIN_STACK_SIZE);
         config.spurious_failures = self.spurious_failures;
         config.minimize = self.minimize;
         config.progress = self.progress;
-        config.test_name = std::thread::current().name().map(str::to_string);
+        config.test_name = current_test();
         config
     }
 
@@ -436,28 +494,44 @@ impl Builder {
     where
         F: Fn() + Send + Sync + 'static,
     {
-        if let Some(err) = &self.env_error {
-            return Err(err.clone());
-        }
+        self.valid()?;
+        let started = Instant::now();
         match (&self.replay, &self.hapset_file) {
             (Some(token), _) => self.replay(token, f),
-            (None, Some(file)) if self.strategy == SearchStrategy::HapSet => self.explore_hapset(Arc::new(f), file),
-            (None, _) => Ok(samaritan_sim::explore(self.config(), self.make_strategy(), Arc::new(f))),
+            (None, Some(file)) if self.strategy == SearchStrategy::HapSet => {
+                Ok(foreign::diagnose(self.explore_hapset(Arc::new(f), file)?, started))
+            }
+            (None, _) => {
+                let report = samaritan_sim::explore(self.config(), self.make_strategy(), Arc::new(f));
+                Ok(foreign::diagnose(report, started))
+            }
         }
     }
 
     /// Replays one execution of `f` from `token` and returns its report. A
-    /// token that does not fit `f` gives a schedule-mismatch outcome that
-    /// says at which step.
+    /// token that does not fit `f` gives a schedule-mismatch outcome (a
+    /// misuse) that says at which step; one that cannot be read, or holds
+    /// more choices than an execution within [`Builder::max_steps`] makes,
+    /// is an [`Error::Token`].
     pub fn replay<F>(&self, token: &str, f: F) -> Result<Report, Error>
     where
         F: Fn() + Send + Sync + 'static,
     {
-        let schedule = Schedule::from_token(token)?;
-        Ok(samaritan_sim::replay(self.config(), schedule, Arc::new(f)))
+        self.valid()?;
+        // No more choices than an execution within the step bound makes.
+        let schedule = Schedule::from_token_within(token, self.max_steps)?;
+        let started = Instant::now();
+        Ok(foreign::diagnose(samaritan_sim::replay(self.config(), schedule, Arc::new(f)), started))
     }
 
-    /// Explores `f` and panics with the failure report if it finds a bug.
+    /// Explores `f` and panics with the failure report if it finds a bug,
+    /// or with a report under its own header ("samaritan cannot check this
+    /// test as written", no replay token) if the test misuses samaritan
+    /// ([`Report::is_misuse`]): such a test cannot be trusted to pass.
+    /// A pass that is no proof says so on standard error, past the test
+    /// harness's capture: a search a budget stopped, and a test that made
+    /// no visible operation, so that nothing was explored
+    /// ([`Report::explored_nothing`]).
     ///
     /// Unless persistence is off ([`Builder::persist`],
     /// `SAMARITAN_PERSIST=0`) or a token is being replayed, a failure is
@@ -466,16 +540,20 @@ impl Builder {
     /// failure persisted there by earlier runs is replayed before the
     /// search: one that still fails is reported at once; one that passes
     /// (fixed) or no longer fits the program (changed) is deleted.
-    /// [`Builder::explore`] never touches persisted failures.
+    /// [`Builder::explore`] never touches persisted failures, and neither
+    /// does a check inside an exploration (a check inside a check): it is
+    /// named after the outer check's test, whose directory that is.
     #[track_caller]
     pub fn check<F>(&self, f: F)
     where
         F: Fn() + Send + Sync + 'static,
     {
         let f = Arc::new(f);
-        let test = std::thread::current().name().filter(|n| *n != "main").map(str::to_string);
-        let dir = test
-            .filter(|_| self.persist && self.replay.is_none() && self.env_error.is_none())
+        // Persisted failures belong to the outermost check of a test.
+        let nested = samaritan_sim::rt::active();
+        let dir = current_test()
+            .filter(|n| n != "main")
+            .filter(|_| self.persist && !nested && self.replay.is_none() && self.env_error.is_none())
             .and_then(|t| persist::dir(&t));
         if let Some(dir) = &dir {
             for (path, token) in persist::tokens(dir) {
@@ -498,27 +576,45 @@ impl Builder {
                 ),
                 None => panic!("{report}"),
             },
-            Ok(report) => {
-                if report.stopped.is_some() {
-                    budget_note(&report);
-                }
-            }
+            // The test cannot be trusted: it fails, but it has no schedule
+            // to keep.
+            Ok(report) if report.is_misuse() => panic!("{report}"),
+            Ok(report) => pass_note(&report),
             Err(err) => panic!("samaritan: {err}"),
         }
     }
 }
 
-/// Says on standard error (past the test harness's capture) that a budget
-/// stopped a passing search, and what it covered: such a pass is not a
-/// proof.
-fn budget_note(report: &Report) {
+/// Returns the test a check or an exploration belongs to: the calling
+/// thread's name, as the test harness sets it; inside an exploration (a
+/// check inside a check, whose thread is an exploring thread), the test of
+/// that exploration.
+fn current_test() -> Option<String> {
+    if samaritan_sim::rt::active() {
+        samaritan_sim::rt::test_name()
+    } else {
+        std::thread::current().name().map(str::to_string)
+    }
+}
+
+/// Says on standard error (past the test harness's capture) what a pass
+/// that is no proof covered: a search a budget stopped, or one that
+/// explored nothing because the test made no visible operation. Other
+/// passes say nothing.
+fn pass_note(report: &Report) {
     use std::io::Write as _;
     let who = report.test_name.as_deref().filter(|n| *n != "main").unwrap_or("check");
-    let line = format!(
-        "samaritan: {who}: {report}\nsamaritan: {who}: not every schedule was explored; raise {} or {} to search further\n",
-        env::MAX_TIME,
-        env::MAX_EXECUTIONS
-    );
+    let line = if report.explored_nothing() {
+        format!("samaritan: {who}: {report}\n")
+    } else if report.stopped.is_some() {
+        format!(
+            "samaritan: {who}: {report}\nsamaritan: {who}: not every schedule was explored; raise {} or {} to search further\n",
+            env::MAX_TIME,
+            env::MAX_EXECUTIONS
+        )
+    } else {
+        return;
+    };
     let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
@@ -534,14 +630,14 @@ where
 }
 
 /// Replays the schedule in `token` on `f`; panics with the report if the
-/// replayed execution fails or the token is bad.
+/// replayed execution fails, or the token is bad or does not fit `f`.
 #[track_caller]
 pub fn replay<F>(token: &str, f: F)
 where
     F: Fn() + Send + Sync + 'static,
 {
     match Builder::new().replay(token, f) {
-        Ok(report) if report.is_failure() => panic!("{report}"),
+        Ok(report) if !report.outcome.is_pass() => panic!("{report}"),
         Ok(_) => {}
         Err(err) => panic!("samaritan: {err}"),
     }
@@ -608,7 +704,7 @@ mod tests {
     fn a_bad_value_is_a_clear_error_not_a_panic() {
         let b = from(&[("SAMARITAN_MAX_STEPS", "lots")]);
         let err = b.explore(|| {}).unwrap_err();
-        assert_eq!(err.to_string(), "SAMARITAN_MAX_STEPS=\"lots\" is invalid: expected a number of steps");
+        assert_eq!(err.to_string(), "SAMARITAN_MAX_STEPS=\"lots\" is invalid: expected a number of steps, at least 1");
         let b = from(&[("SAMARITAN_STRATEGY", "bfs")]);
         assert_eq!(
             b.explore(|| {}).unwrap_err().to_string(),
@@ -617,7 +713,7 @@ mod tests {
         let b = from(&[("SAMARITAN_PCT_DEPTH", "0")]);
         assert_eq!(
             b.explore(|| {}).unwrap_err().to_string(),
-            "SAMARITAN_PCT_DEPTH=\"0\" is invalid: expected a depth of at least 1"
+            "SAMARITAN_PCT_DEPTH=\"0\" is invalid: expected a depth from 1 to 64"
         );
         let b = from(&[("SAMARITAN_FAIRNESS", "maybe")]);
         assert_eq!(

@@ -1,24 +1,34 @@
 //! The `SAMARITAN_*` environment variables that set the builder's defaults.
+//!
+//! A value that cannot be read, or is out of the range given here, makes
+//! `explore`, `replay` and `check` fail with an error naming the variable
+//! and what it should be (`Error::InvalidEnv`), never a silent default.
 
 /// Strategy: `portfolio` (default: cb-por at rising preemption bounds
 /// interleaved with PCT and random search), `icb` (iterative context
 /// bounding), `dfs`, `dpor`, `cb-por`, `hapset` (DPOR with HaPSet coverage
 /// pruning; not complete), `random`, `pct` or `round-robin`.
 pub const STRATEGY: &str = "SAMARITAN_STRATEGY";
-/// Steps allowed per execution (default 100000).
+/// Steps allowed per execution (default 100000): at least 1; above
+/// 16777216 (2^24, the longest schedule a replay token holds) counts as
+/// that. A replay token with more choices than this is refused.
 pub const MAX_STEPS: &str = "SAMARITAN_MAX_STEPS";
-/// Executions allowed per exploration (default: unbounded for `dfs`, 1000
-/// for `random`).
+/// Executions allowed per exploration, at least 1 (default: unbounded, 1000
+/// for `random` and `pct`).
 pub const MAX_EXECUTIONS: &str = "SAMARITAN_MAX_EXECUTIONS";
-/// Seconds allowed per exploration (default 60), or `none` for no time
-/// budget.
+/// Seconds allowed per exploration (default 60): a number greater than 0
+/// (fractions allowed; `-1`, `NaN`, `inf` and values no `Duration` holds
+/// are errors), or `none` for no time budget. Checked after each
+/// execution, so a search runs at least one.
 pub const MAX_TIME: &str = "SAMARITAN_MAX_TIME";
 /// Seed of the `random` and `pct` strategies (default 0).
 pub const SEED: &str = "SAMARITAN_SEED";
-/// Coroutine stack size in bytes (default 2097152, as std threads).
+/// Coroutine stack size in bytes (default 2097152, as std threads): at
+/// most 1073741824 (1 GiB); below 16384 counts as 16384.
 pub const STACK_SIZE: &str = "SAMARITAN_STACK_SIZE";
 /// Milliseconds without a step before uncontrolled blocking is reported
-/// (default 10000).
+/// (default 10000): at least 100, since a busy machine keeps a thread
+/// waiting that long.
 pub const WATCHDOG_MS: &str = "SAMARITAN_WATCHDOG_MS";
 /// Whether `compare_exchange_weak` may fail spuriously: `1` (default) or `0`.
 pub const SPURIOUS_FAILURES: &str = "SAMARITAN_SPURIOUS_FAILURES";
@@ -29,7 +39,8 @@ pub const REPLAY: &str = "SAMARITAN_REPLAY";
 pub const PREEMPTIONS: &str = "SAMARITAN_PREEMPTIONS";
 /// Whether the fair demonic scheduler is on: `1` (default) or `0`.
 pub const FAIRNESS: &str = "SAMARITAN_FAIRNESS";
-/// Bug depth for `pct` (default 3).
+/// Bug depth for `pct` and the portfolio's PCT part (default 3): from 1 to
+/// 64.
 pub const PCT_DEPTH: &str = "SAMARITAN_PCT_DEPTH";
 /// Whether a failing schedule is minimized before it is reported: `1`
 /// (default) or `0`.

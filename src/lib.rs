@@ -126,6 +126,10 @@ pub mod coverage;
 #[cfg(feature = "sim")]
 pub mod env;
 #[cfg(feature = "sim")]
+mod foreign;
+#[cfg(feature = "sim")]
+mod limits;
+#[cfg(feature = "sim")]
 mod persist;
 #[cfg(feature = "sim")]
 pub mod snapshot;

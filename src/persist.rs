@@ -17,7 +17,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use samaritan_sim::{Outcome, Report};
+use samaritan_sim::Report;
 
 /// Where the failures of test `test` are kept, if a target directory can
 /// be found: `$CARGO_TARGET_DIR`, else the `target` directory the running
@@ -80,9 +80,10 @@ pub(crate) fn forget(token: &Path) {
 }
 
 /// Returns whether a replayed persisted schedule still shows a bug worth
-/// reporting (not a pass, and still fitting the program).
+/// reporting: not a pass, and not a misuse (a schedule that no longer fits
+/// the program, or a program that does not replay the same way).
 pub(crate) fn still_fails(report: &Report) -> bool {
-    report.is_failure() && !matches!(report.outcome, Outcome::ScheduleMismatch { .. } | Outcome::Nondeterminism { .. })
+    report.is_failure()
 }
 
 fn fnv(bytes: &[u8]) -> u64 {

@@ -250,6 +250,12 @@ fn state_kept_between_executions_is_reported_as_nondeterminism() {
     let Outcome::Nondeterminism { step, detail } = &report.outcome else { panic!("{report}") };
     assert_eq!(*step, 1);
     assert_eq!(detail, "replaying the same prefix, a thread announced a different operation than before");
+    // Not a bug of the program, and no schedule reproduces it.
+    assert!(report.is_misuse() && !report.is_failure(), "{report}");
+    assert_eq!(report.token(), None);
+    assert!(report
+        .to_string()
+        .starts_with("samaritan cannot check this test as written (execution 2, strategy dfs)\n"));
 }
 
 #[test]
@@ -283,6 +289,18 @@ fn max_executions_stops_the_search_before_it_is_exhausted() {
 }
 
 #[test]
+fn a_budget_never_stops_a_search_before_its_first_execution() {
+    let report = Builder::new()
+        .strategy(SearchStrategy::Dfs)
+        .max_time(Duration::from_nanos(1))
+        .explore(two_threads(|n| {
+            n.fetch_add(1, Ordering::SeqCst);
+        }))
+        .unwrap();
+    assert_eq!((report.executions, report.stopped), (1, Some(samaritan::Budget::Time(Duration::from_nanos(1)))));
+}
+
+#[test]
 fn the_watchdog_names_a_thread_that_blocks_while_starting() {
     let report = Builder::new()
         .watchdog(Duration::from_millis(300))
@@ -304,4 +322,48 @@ fn the_watchdog_names_a_thread_that_blocks_while_starting() {
     let Outcome::UncontrolledBlocking { actor, .. } = &report.outcome else { panic!("{report}") };
     assert_eq!(actor, "worker");
     assert_eq!(report.strategy, "portfolio");
+}
+
+#[test]
+fn a_test_without_visible_operations_says_that_nothing_was_explored() {
+    // A leftover std import: std's mutex is no scheduling point, and the
+    // test took no step at all.
+    let leftover = || {
+        let m = std::sync::Mutex::new(0);
+        *m.lock().unwrap() += 1;
+    };
+    let report = dfs(leftover);
+    assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, 1, true));
+    assert_eq!(
+        report.to_string(),
+        "pass: nothing explored: the test made no visible operation in 1 execution (strategy dfs); it uses no samaritan thread or primitive, or std's in their place (a leftover std::sync or std::thread import?)"
+    );
+    // A spawn is a step: a thread that then does nothing is explored.
+    let report = dfs(|| thread::spawn(|| ()).join().unwrap());
+    assert_eq!(report.to_string(), "pass: every execution explored: 1 executions, no bug (strategy dfs)");
+}
+
+/// What `check` of a test with no visible operation writes to standard
+/// error, past the test harness's capture: the same test run again in a
+/// child process runs the check.
+#[test]
+fn check_says_on_standard_error_that_nothing_was_explored() {
+    const CHILD: &str = "SAMARITAN_TEST_NOTHING_EXPLORED";
+    if std::env::var_os(CHILD).is_some() {
+        Builder::new().persist(false).check(|| drop(std::sync::Mutex::new(0).lock()));
+        return;
+    }
+    let name = "check_says_on_standard_error_that_nothing_was_explored";
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env_remove("SAMARITAN_STRATEGY")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        format!("samaritan: {name}: pass: nothing explored: the test made no visible operation in 1 execution (strategy portfolio); it uses no samaritan thread or primitive, or std's in their place (a leftover std::sync or std::thread import?)\n")
+    );
 }

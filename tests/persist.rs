@@ -96,3 +96,44 @@ fn a_failure_is_kept_replayed_first_and_dropped_once_fixed() {
     assert!(builder.explore(counter).unwrap().is_failure());
     assert_eq!(files(&dir), Vec::<String>::new());
 }
+
+/// Two threads each do a load and a store: an increment can be lost.
+fn lost_update() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = n.clone();
+    let t = thread::spawn(move || {
+        let v = n2.load(Ordering::SeqCst);
+        n2.store(v + 1, Ordering::SeqCst);
+    });
+    let v = n.load(Ordering::SeqCst);
+    n.store(v + 1, Ordering::SeqCst);
+    t.join().unwrap();
+    assert_eq!(n.load(Ordering::SeqCst), 2, "lost update");
+}
+
+#[test]
+fn a_check_inside_a_check_is_named_after_the_outer_test_and_keeps_nothing() {
+    // r09: the inner check named its test after the exploring OS thread,
+    // and kept its failure under a directory every test shares.
+    let name = "a_check_inside_a_check_is_named_after_the_outer_test_and_keeps_nothing";
+    let dir = failures_dir(name);
+    let explorer = failures_dir("samaritan-explorer");
+    let outer = Builder::new().persist(true);
+    let message = catch_unwind(AssertUnwindSafe(|| {
+        outer.check(|| {
+            let t = thread::spawn(|| ());
+            Builder::new().persist(true).check(lost_update);
+            t.join().unwrap();
+        })
+    }))
+    .expect_err("the inner check fails, and with it the outer");
+    let message = message.downcast_ref::<String>().unwrap();
+    // The inner report, inside the outer one's panic message, names the
+    // outer test.
+    assert!(!message.contains("samaritan-explorer"), "{message}");
+    assert_eq!(message.matches(&format!("cargo test {name} -- --exact")).count(), 2, "{message}");
+    // Only the outer failure is kept, in the outer test's directory.
+    assert_eq!(files(&explorer), Vec::<String>::new());
+    assert_eq!(files(&dir).len(), 3, "{:?}", files(&dir));
+    assert_eq!(message.matches("note: persisted at ").count(), 1, "{message}");
+}

@@ -177,3 +177,56 @@ fn tokens_round_trip_and_no_mutation_makes_the_parser_panic() {
         }
     }
 }
+
+/// A version 2 token of strategy `dfs` made of `runs` (head, length), as a
+/// crafted token would be: see the format in `samaritan_sim::schedule`.
+fn crafted(runs: &[(u64, u64)]) -> String {
+    fn varint(out: &mut Vec<u8>, mut n: u64) {
+        while n >= 0x80 {
+            out.push(n as u8 | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+    let mut bytes = vec![3, b'd', b'f', b's', 0, 1, 0, 0, 0, 0];
+    varint(&mut bytes, runs.len() as u64);
+    for &(head, len) in runs {
+        varint(&mut bytes, head);
+        varint(&mut bytes, len);
+    }
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in &bytes {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    bytes.extend_from_slice(&((h ^ (h >> 16)) as u16).to_le_bytes());
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut token = String::from("s2_");
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..chunk.len() + 1 {
+            token.push(alphabet[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    token
+}
+
+#[test]
+fn a_token_cannot_make_a_replay_allocate_what_it_likes() {
+    // r08: a short token whose four runs of 2^24 zeros decode to 2^26
+    // choices (256 MiB) is refused before anything is allocated.
+    let huge = crafted(&[(0, 1 << 24); 4]);
+    assert!(huge.len() < 50, "{huge}");
+    assert_eq!(Schedule::from_token(&huge), Err(TokenError::TooLong { choices: 1 << 26, max: 1 << 24 }));
+    assert_eq!(
+        TokenError::TooLong { choices: 1 << 26, max: 1 << 24 }.to_string(),
+        "replay token holds 67108864 choices, more than an execution of at most 16777216 steps can make"
+    );
+    // A replay reads no more choices than its step bound allows.
+    let eleven = crafted(&[(0, 11)]);
+    assert_eq!(Schedule::from_token(&eleven).unwrap().choices, [0; 11]);
+    let err = Builder::new().max_steps(10).replay(&eleven, locked_counter).unwrap_err();
+    assert_eq!(err, Error::Token(TokenError::TooLong { choices: 11, max: 10 }));
+    // A value too large to be a choice is no truncation.
+    assert_eq!(Schedule::from_token(&crafted(&[(1 << 33, 1)])), Err(TokenError::Overflow));
+    assert_eq!(TokenError::Overflow.to_string(), "replay token holds a number too large for what it encodes");
+}

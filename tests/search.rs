@@ -212,4 +212,57 @@ mod sim {
         assert!(old.to_token().starts_with("s2_"));
         assert_eq!(again, old);
     }
+
+    /// Fails once executions are past the second (with `only`, in the third
+    /// alone), whatever the schedule: state kept outside the model, in a
+    /// `static` counter, decides.
+    fn leftover(runs: &'static std::sync::atomic::AtomicUsize, only: bool) -> impl Fn() + Send + Sync + 'static {
+        move || {
+            let run = runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            two_adds_without_assert();
+            assert!(if only { run != 2 } else { run < 2 }, "leftover state: run {run}");
+        }
+    }
+
+    /// [`two_adds`] without its assertion or state count.
+    fn two_adds_without_assert() {
+        let n = Arc::new(AtomicUsize::new(0));
+        let n2 = n.clone();
+        let t = thread::spawn(move || {
+            n2.fetch_add(1, Ordering::SeqCst);
+        });
+        n.fetch_add(1, Ordering::SeqCst);
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn state_left_between_executions_is_nondeterminism_for_the_randomized_searches_too() {
+        for strategy in [SearchStrategy::Random, SearchStrategy::Pct, SearchStrategy::Portfolio] {
+            for only in [false, true] {
+                let runs = Box::leak(Box::new(std::sync::atomic::AtomicUsize::new(0)));
+                let report = Builder::new().strategy(strategy).explore(leftover(runs, only)).unwrap();
+                let Outcome::Nondeterminism { step, detail } = &report.outcome else {
+                    panic!("{strategy:?}, only {only}: {report}")
+                };
+                // The third execution (run 2) fails, and no token is given.
+                assert_eq!(report.executions, 3, "{report}");
+                assert!(report.is_misuse() && report.token().is_none(), "{report}");
+                let (start, end) = if only {
+                    // The failing schedule, replayed, passes.
+                    (
+                        "the failing schedule ended with \"panic in thread 'main' at ",
+                        ": leftover state: run 2\" when searched but with \"pass\" when replayed",
+                    )
+                } else {
+                    // The first execution's schedule, replayed (run 3), fails.
+                    assert_eq!(*step, 4, "{report}");
+                    (
+                        "execution 1 passed when searched, but its schedule ended with \"panic in thread 'main' at ",
+                        ": leftover state: run 3\" when replayed after execution 3 failed",
+                    )
+                };
+                assert!(detail.starts_with(start) && detail.ends_with(end), "{strategy:?}, only {only}: {detail}");
+            }
+        }
+    }
 }

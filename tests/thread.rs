@@ -554,4 +554,22 @@ mod sim {
             2,
         );
     }
+
+    #[test]
+    fn a_stack_that_cannot_be_had_makes_spawn_fail_as_std_does() {
+        // r10: std's `spawn` returns the OS's error for a stack it cannot
+        // map; so does a simulated thread's, without taking a step.
+        let report = samaritan::Builder::new()
+            .strategy(samaritan::SearchStrategy::Dfs)
+            .explore(|| {
+                for size in [1 << 62, usize::MAX] {
+                    let err = thread::Builder::new().stack_size(size).spawn(|| 1).unwrap_err();
+                    assert!(err.kind() == std::io::ErrorKind::OutOfMemory, "{err:?}");
+                }
+                // Spawning goes on as before.
+                assert_eq!(thread::spawn(|| 2).join().unwrap(), 2);
+            })
+            .unwrap();
+        assert_eq!((&report.outcome, report.executions, report.longest), (&samaritan::Outcome::Pass, 1, 2), "{report}");
+    }
 }

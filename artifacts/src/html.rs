@@ -115,7 +115,8 @@ fn steps_text(steps: usize, preemptions: usize) -> String {
 
 /// Writes the page header: the verdict and the facts needed to act on it.
 fn header(page: &mut String, report: &Report, title: &str) {
-    let class = if report.is_failure() { "fail" } else { "pass" };
+    // A misuse is no pass either.
+    let class = if report.outcome.is_pass() { "pass" } else { "fail" };
     let _ = write!(
         page,
         "<header class=\"{class}\">\n<h1>{}</h1>\n<pre class=\"verdict\">{}</pre>\n<dl class=\"facts\">\n",
@@ -138,7 +139,7 @@ fn header(page: &mut String, report: &Report, title: &str) {
     }
     if let Some(bound) = report.completed_bound {
         let s = if bound == 1 { "" } else { "s" };
-        let what = if report.is_failure() { "passed" } else { "explored" };
+        let what = if report.outcome.is_pass() { "explored" } else { "passed" };
         fact("preemption bound", &format!("every execution with at most {bound} preemption{s} {what}"), false);
     }
     if let Some(states) = report.states {

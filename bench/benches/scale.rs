@@ -65,7 +65,7 @@ fn executions(strategy: SearchStrategy, model: fn(usize), steps: usize, executio
                 .explore(move || model(steps))
                 .expect("valid settings");
             let seconds = start.elapsed().as_secs_f64();
-            assert!(!report.is_failure(), "{report}");
+            assert!(report.outcome.is_pass(), "{report}");
             seconds
         })
         .fold(f64::INFINITY, f64::min)

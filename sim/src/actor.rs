@@ -11,6 +11,7 @@
 
 use std::any::Any;
 use std::collections::HashMap;
+use std::io;
 
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, Yielder};
@@ -148,6 +149,16 @@ pub(crate) fn display_name(index: usize, name: Option<&str>) -> String {
     }
 }
 
+/// Maps a stack of `size` bytes, or returns why it cannot be had.
+fn map_stack(size: usize) -> io::Result<DefaultStack> {
+    // corosensei panics when the size and its guard page overflow; no
+    // address space holds half the addresses anyway.
+    if size > isize::MAX as usize {
+        return Err(io::Error::new(io::ErrorKind::OutOfMemory, format!("no stack of {size} bytes fits in memory")));
+    }
+    DefaultStack::new(size)
+}
+
 /// Coroutine stacks kept across executions.
 pub(crate) struct StackPool {
     size: usize,
@@ -170,16 +181,15 @@ impl StackPool {
         self.size
     }
 
-    /// Takes a stack of at least `size` bytes (the pool's size by default).
-    pub(crate) fn take(&mut self, size: Option<usize>) -> DefaultStack {
+    /// Takes a stack of at least `size` bytes (the pool's size by default),
+    /// or returns the error of mapping one.
+    pub(crate) fn take(&mut self, size: Option<usize>) -> io::Result<DefaultStack> {
         match size {
-            Some(size) if size > self.size => {
-                DefaultStack::new(size).expect("samaritan: cannot allocate a coroutine stack")
-            }
-            _ => self
-                .free
-                .pop()
-                .unwrap_or_else(|| DefaultStack::new(self.size).expect("samaritan: cannot allocate a coroutine stack")),
+            Some(size) if size > self.size => map_stack(size),
+            _ => match self.free.pop() {
+                Some(stack) => Ok(stack),
+                None => map_stack(self.size),
+            },
         }
     }
 

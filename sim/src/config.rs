@@ -3,19 +3,35 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The most steps one execution may take, whatever
+/// [`Config::max_steps`] says: a schedule has at most one choice per step,
+/// and a replay token is refused when it holds more choices than this
+/// ([`TokenError::TooLong`](crate::TokenError::TooLong)), so that every
+/// token an exploration writes can be read back, and reading a token
+/// allocates at most 64 MiB. An execution this long takes seconds.
+pub const MAX_STEPS: u64 = 1 << 24;
+
 /// Settings of one exploration.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct Config {
-    /// Steps allowed per execution before it is reported as too long.
+    /// Steps allowed per execution before it is reported as too long; at
+    /// most [`MAX_STEPS`] (a larger bound counts as that).
     pub max_steps: u64,
-    /// Stop after this many executions.
+    /// Stop after this many executions (a search runs at least one).
     pub max_executions: Option<u64>,
-    /// Stop after this much time (checked between executions).
+    /// Stop after this much time (checked after each execution, so a search
+    /// runs at least one).
     pub max_time: Option<Duration>,
-    /// Report uncontrolled blocking after this long without a step.
+    /// Report uncontrolled blocking after this long without a step. A
+    /// watchdog shorter than a busy machine can keep a thread waiting
+    /// reports blocking where there is none (the facade refuses less than
+    /// 100 ms).
     pub watchdog: Duration,
-    /// Coroutine stack size for actors.
+    /// Coroutine stack size for actors. The main thread's stack is
+    /// allocated at the start of each execution: a size the OS cannot map
+    /// makes the exploration panic, naming it (the facade refuses more than
+    /// 1 GiB).
     pub stack_size: usize,
     /// Whether weak compare-exchange may fail spuriously.
     pub spurious_failures: bool,
@@ -52,3 +68,20 @@ impl Default for Config {
 
 /// The body of a test: run once per execution.
 pub type Body = Arc<dyn Fn() + Send + Sync + 'static>;
+
+thread_local! {
+    /// The test whose exploration runs on this OS thread
+    /// ([`Config::test_name`]): a check started inside it belongs to it.
+    static RUNNING_TEST: std::cell::RefCell<Option<String>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Records the test whose exploration starts on this OS thread.
+pub(crate) fn set_running_test(name: &Option<String>) {
+    RUNNING_TEST.with(|test| test.borrow_mut().clone_from(name));
+}
+
+/// Returns the test whose exploration runs on this OS thread, if it has one.
+pub(crate) fn running_test() -> Option<String> {
+    RUNNING_TEST.with(|test| test.borrow().clone())
+}

@@ -5,7 +5,7 @@ use crate::config::{Body, Config};
 use crate::outcome::Outcome;
 use crate::report::Report;
 use crate::schedule::{Replay, Schedule};
-use crate::search::search;
+use crate::search::{search, Searched};
 use crate::strategy::Strategy;
 
 /// Explores `body` under `strategy` on a fresh OS thread, with a watchdog.
@@ -13,18 +13,37 @@ use crate::strategy::Strategy;
 /// The search runs without recording traces. When it finds a failure, the
 /// failing schedule is minimized ([`Config::minimize`]), then replayed once
 /// more, on a fresh thread and with the trace on, to build the report; a
-/// replay that ends differently is reported as nondeterminism.
+/// replay that ends differently is reported as nondeterminism. Before
+/// that, a failure found after the first execution passed is checked
+/// against state left over between executions (a `static` outside the
+/// model): the first execution's schedule is replayed, and one that no
+/// longer passes is reported as nondeterminism too, with no token. A
+/// misuse ([`Outcome::is_misuse`]) is reported as the search met it,
+/// without a failing execution: no schedule reproduces it.
 pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -> Report {
-    let mut report = search(config.clone(), strategy, body.clone(), false, false);
+    let Searched { mut report, first } = search(config.clone(), strategy, body.clone(), false, false);
     let Some(mut found) = report.failure.take() else { return report };
+    if report.outcome.is_misuse() {
+        return report;
+    }
+    if let Some(first) = first {
+        let again = replay_traced(config.clone(), first, body.clone());
+        if !again.outcome.is_pass() {
+            report.outcome = Outcome::Nondeterminism {
+                step: again.failure.as_ref().map_or(0, |f| f.trace.lines.len() as u64),
+                detail: format!(
+                    "execution 1 passed when searched, but its schedule ended with \"{}\" when replayed after execution {} failed",
+                    again.outcome, report.executions
+                ),
+            };
+            return report;
+        }
+    }
     if config.minimize {
         report.shrink = crate::minimize::minimize(&config, &mut found.schedule, &report.outcome, &body);
     }
-    let traced = replay(config, found.schedule.clone(), body);
+    let traced = replay_traced(config, found.schedule.clone(), body);
     match traced.failure {
-        // A nondeterministic program cannot be trusted to replay: keep the
-        // verdict and show the replay's trace for what it is worth.
-        other if matches!(report.outcome, Outcome::Nondeterminism { .. }) => report.failure = other,
         Some(mut failure) if traced.outcome.same_verdict(&report.outcome) => {
             failure.leaked_actors = failure.leaked_actors.max(found.leaked_actors);
             // The replay's own words go with its trace.
@@ -39,7 +58,6 @@ pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -
                     report.outcome, traced.outcome
                 ),
             };
-            report.failure = other;
         }
     }
     report
@@ -47,13 +65,24 @@ pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -
 
 /// Replays `schedule` once, with the trace on, and checks that it fits the
 /// program: every choice used, and the same operations as when it was
-/// recorded (a fingerprint of 0 matches any program).
-pub fn replay(mut config: Config, schedule: Schedule, body: Body) -> Report {
+/// recorded (a fingerprint of 0 matches any program). A replay that does
+/// not fit is a misuse ([`Outcome::ScheduleMismatch`]) with no failing
+/// execution, hence no token.
+pub fn replay(config: Config, schedule: Schedule, body: Body) -> Report {
+    let mut report = replay_traced(config, schedule, body);
+    if report.outcome.is_misuse() {
+        report.failure = None;
+    }
+    report
+}
+
+/// [`replay`], keeping the replayed execution whatever its verdict.
+fn replay_traced(mut config: Config, schedule: Schedule, body: Body) -> Report {
     // The fair scheduler decides which actors may be chosen: replay with
     // the setting the schedule was made with.
     config.fairness = schedule.fair;
     let expected = schedule.clone();
-    let mut report = search(config, Box::new(Replay::new(schedule)), body, true, true);
+    let mut report = search(config, Box::new(Replay::new(schedule)), body, true, true).report;
     report.strategy = expected.strategy.clone();
     if let Some(failure) = &mut report.failure {
         // The replay's own token names the search that found the schedule.
@@ -63,7 +92,7 @@ pub fn replay(mut config: Config, schedule: Schedule, body: Body) -> Report {
         let used = failure.schedule.choices.len();
         let mismatch = if matches!(report.outcome, Outcome::ScheduleMismatch { .. }) {
             None
-        } else if used < expected.choices.len() && !report.outcome.is_failure() {
+        } else if used < expected.choices.len() && report.outcome.is_pass() {
             // (A replay that fails early shows that failure, which is
             // worth more than the note that the schedule was not used up.)
             Some(format!("the execution ended after {used} of the schedule's {} choices", expected.choices.len()))

@@ -43,7 +43,7 @@ mod worker;
 
 pub mod rt;
 
-pub use config::{Body, Config};
+pub use config::{Body, Config, MAX_STEPS};
 pub use explore::{explore, replay};
 pub use op::{Access, ActorId, Footprint, ObjectId, Op};
 pub use outcome::{BlockedActor, CycleStep, Deadlock, Outcome, RaceAccess};

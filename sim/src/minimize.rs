@@ -201,7 +201,7 @@ impl Minimizer<'_> {
     fn run_guided(&mut self, strategy: Guided) -> Option<Found> {
         self.runs += 1;
         let log = strategy.log.clone();
-        let report = search(self.config.clone(), Box::new(strategy), self.body.clone(), false, false);
+        let report = search(self.config.clone(), Box::new(strategy), self.body.clone(), false, false).report;
         if !report.outcome.same_verdict(self.verdict) {
             return None;
         }

@@ -138,6 +138,16 @@ pub enum Outcome {
         /// Its stack size in bytes.
         stack_size: usize,
     },
+    /// The test used samaritan in a way it cannot check (an async task
+    /// spawned outside a runtime, a runtime samaritan does not schedule):
+    /// not a bug in the program, but nothing the exploration says can be
+    /// trusted until the test is fixed. See [`Outcome::is_misuse`].
+    Misuse {
+        /// The actor's display name.
+        actor: String,
+        /// What was misused, where, and what to do instead.
+        detail: String,
+    },
     /// An actor stopped making visible progress: it blocked on something the
     /// engine cannot see, or loops without visible operations.
     UncontrolledBlocking {
@@ -151,9 +161,27 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Returns whether this outcome is a bug report (anything but a pass).
+    /// Returns whether every actor finished without a failure.
+    pub fn is_pass(&self) -> bool {
+        matches!(self, Outcome::Pass)
+    }
+
+    /// Returns whether this outcome is a bug in the program: anything but a
+    /// pass or a misuse. A failure has a trace and a replay token.
     pub fn is_failure(&self) -> bool {
-        !matches!(self, Outcome::Pass)
+        !self.is_pass() && !self.is_misuse()
+    }
+
+    /// Returns whether this outcome says that the test cannot be checked as
+    /// written rather than that the program has a bug: samaritan misused
+    /// ([`Outcome::Misuse`]), a replayed schedule that does not fit the
+    /// program ([`Outcome::ScheduleMismatch`]: a token of another program,
+    /// or of another version of this one), or a program whose executions
+    /// depend on more than the schedule ([`Outcome::Nondeterminism`]). A
+    /// misuse ends the exploration like a failure, but is reported under
+    /// its own header and without a replay token: no schedule reproduces it.
+    pub fn is_misuse(&self) -> bool {
+        matches!(self, Outcome::Misuse { .. } | Outcome::ScheduleMismatch { .. } | Outcome::Nondeterminism { .. })
     }
 
     /// Returns whether `other` is the same verdict at the same place. Panics
@@ -195,6 +223,7 @@ impl Outcome {
             Outcome::Nondeterminism { .. } => "nondeterminism",
             Outcome::ScheduleMismatch { .. } => "schedule mismatch",
             Outcome::StackOverflow { .. } => "stack overflow",
+            Outcome::Misuse { .. } => "misuse",
             Outcome::UncontrolledBlocking { .. } => "uncontrolled blocking",
         }
     }
@@ -264,6 +293,7 @@ impl fmt::Display for Outcome {
                 f,
                 "stack overflow: thread '{actor}' overflowed its stack of {stack_size} bytes\n  give simulated threads more with SAMARITAN_STACK_SIZE=<bytes> or Builder::stack_size, or one thread with thread::Builder::stack_size"
             ),
+            Outcome::Misuse { actor, detail } => write!(f, "misuse in thread '{actor}': {detail}"),
             Outcome::UncontrolledBlocking { actor, last, silent_ms } => write!(
                 f,
                 "uncontrolled blocking: thread '{actor}' made no visible operation for {silent_ms} ms after {last}; it is blocked on something samaritan does not model (a std lock, I/O) or loops without visible operations"

@@ -29,10 +29,10 @@
 //! nothing and an overflow crashes as before.
 
 #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub(crate) use linux::{prepare, running, Running};
+pub(crate) use linux::{page_size, prepare, running, Running};
 
 #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
-pub(crate) use other::{prepare, running, Running};
+pub(crate) use other::{page_size, prepare, running, Running};
 
 /// The note written when a simulated thread overflows its stack: that it
 /// did and, when the engine `can_go_on`, that the execution ends there with
@@ -184,6 +184,17 @@ mod linux {
     /// The page size, read once.
     static PAGE: AtomicUsize = AtomicUsize::new(0);
 
+    /// The size of a memory page (of a stack's guard).
+    pub(crate) fn page_size() -> usize {
+        let mut page = PAGE.load(Ordering::Relaxed);
+        if page == 0 {
+            // SAFETY: `sysconf` has no preconditions.
+            page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+            PAGE.store(page, Ordering::Relaxed);
+        }
+        page
+    }
+
     /// Installs the handler (once per process) and makes sure this thread
     /// has an alternate signal stack to run it on (an overflowed stack has
     /// no room left for it).
@@ -194,7 +205,7 @@ mod linux {
             // `PREVIOUS` is set once, here, before the handler that reads
             // it is installed.
             unsafe {
-                PAGE.store(libc::sysconf(libc::_SC_PAGESIZE).max(4096) as usize, Ordering::Relaxed);
+                page_size();
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = on_fault as *const () as usize;
                 action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
@@ -246,7 +257,7 @@ mod linux {
             let address = (*info).si_addr() as usize;
             let context = &mut *context.cast::<libc::ucontext_t>();
             if let Some(running) = RUNNING.with(Cell::get) {
-                let page = PAGE.load(Ordering::Relaxed);
+                let page = page_size();
                 let sp = stack_pointer(context);
                 let in_guard = address >= running.limit && address < running.limit + page;
                 let sp_near = sp >= running.limit.saturating_sub(64 * 1024) && sp < running.base;
@@ -368,6 +379,11 @@ mod other {
     }
 
     pub(crate) fn prepare() {}
+
+    /// A typical page size; used only to describe stacks.
+    pub(crate) fn page_size() -> usize {
+        4096
+    }
 }
 
 #[cfg(test)]

@@ -81,7 +81,7 @@ pub(crate) fn install_hook(engine: Engine) {
 }
 
 /// Returns the message of a panic payload.
-fn message_of(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn message_of(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&'static str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -36,7 +36,10 @@ pub struct Report {
     pub exhausted: bool,
     /// The strategy's name.
     pub strategy: String,
-    /// The failing execution, when the outcome is a failure the engine saw.
+    /// The failing execution, when the outcome is a failure the engine saw
+    /// (or, for a replay, the replayed execution, passing or not). Never
+    /// set for a misuse ([`Outcome::is_misuse`]): no schedule reproduces
+    /// one.
     pub failure: Option<Failure>,
     /// The test's name, for the replay command.
     pub test_name: Option<String>,
@@ -64,6 +67,11 @@ pub struct Report {
     pub randomized: u64,
     /// The budget that stopped the search before its end, if one did.
     pub stopped: Option<Budget>,
+    /// The most steps one execution took. 0 means that the test made no
+    /// visible operation at all (the main thread took no step, and a spawn
+    /// is one), so that nothing was explored: see
+    /// [`Report::explored_nothing`].
+    pub longest: u64,
 }
 
 /// A budget that can stop a search.
@@ -114,12 +122,28 @@ impl Report {
             hapset_pairs: None,
             randomized: 0,
             stopped: None,
+            longest: 0,
         }
+    }
+
+    /// Returns whether the exploration passed without exploring anything:
+    /// its executions made no visible operation (say, the test uses std's
+    /// locks or threads where samaritan's belong), so every schedule was
+    /// the same empty one.
+    pub fn explored_nothing(&self) -> bool {
+        self.outcome.is_pass() && self.executions > 0 && self.longest == 0
     }
 
     /// Returns whether the exploration found a bug.
     pub fn is_failure(&self) -> bool {
         self.outcome.is_failure()
+    }
+
+    /// Returns whether the exploration stopped because the test cannot be
+    /// checked as written ([`Outcome::is_misuse`]): not a bug, and not a
+    /// pass either.
+    pub fn is_misuse(&self) -> bool {
+        self.outcome.is_misuse()
     }
 
     /// Returns the replay token of the failure, if there is one.
@@ -143,6 +167,26 @@ impl Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_misuse() {
+            writeln!(
+                f,
+                "samaritan cannot check this test as written (execution {}, strategy {})",
+                self.executions, self.strategy
+            )?;
+            writeln!(f)?;
+            writeln!(f, "{}", self.outcome)?;
+            writeln!(f)?;
+            return writeln!(f, "this is not a bug in the program under test, so there is no replay token");
+        }
+        if self.explored_nothing() {
+            return write!(
+                f,
+                "pass: nothing explored: the test made no visible operation in {} {} (strategy {}); it uses no samaritan thread or primitive, or std's in their place (a leftover std::sync or std::thread import?)",
+                self.executions,
+                plural(self.executions as usize, "execution"),
+                self.strategy
+            );
+        }
         if !self.is_failure() {
             let stop = match self.stopped {
                 Some(budget) => format!("{budget} stopped the search"),

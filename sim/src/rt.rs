@@ -201,6 +201,33 @@ pub fn coverage_state(hash: u64) {
     });
 }
 
+/// Returns the name of the test the running exploration checks
+/// ([`Config::test_name`](crate::Config::test_name)), when called inside an
+/// execution and the exploration has one: an exploration started there (a
+/// check inside a check) belongs to the same test.
+pub fn test_name() -> Option<String> {
+    if !active() {
+        return None;
+    }
+    crate::config::running_test()
+}
+
+/// Ends the running execution with a misuse verdict
+/// ([`Outcome::Misuse`](crate::Outcome::Misuse)): the running actor used
+/// samaritan in a way it cannot check, described by `detail` (what, where,
+/// what to do instead). Takes no step; the caller goes on (and typically
+/// panics, as it would outside an exploration), and the execution ends at
+/// its next scheduling point with this verdict rather than a panic's.
+pub fn misuse(detail: String) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        if let Some(me) = e.current {
+            let actor = e.actor_name(me);
+            e.fail(crate::outcome::Outcome::Misuse { actor, detail });
+        }
+    });
+}
+
 /// Asks the engine for a value in `0..alternatives` (an explored choice).
 #[track_caller]
 pub fn choose(alternatives: usize) -> usize {
@@ -208,18 +235,21 @@ pub fn choose(alternatives: usize) -> usize {
     with_exec(|cell| cell.borrow_mut().choose_value(alternatives, location)).flatten().unwrap_or(0)
 }
 
-/// Spawns an actor running `body`; announces [`Op::Spawn`] first.
+/// Spawns an actor running `body` on a stack of at least `stack_size`
+/// bytes (the exploration's by default); announces [`Op::Spawn`] first.
+/// Returns the error of mapping the stack, as std's `spawn` returns the
+/// OS's, without taking a step.
 pub fn spawn(
     name: Option<String>,
     stack_size: Option<usize>,
     location: &'static Location<'static>,
     body: Box<dyn FnOnce() + Send + 'static>,
-) -> ActorId {
+) -> std::io::Result<ActorId> {
     // SAFETY: `body` is `'static`.
     unsafe { spawn_unchecked(name, stack_size, location, body) }
 }
 
-/// Spawns an actor whose body may borrow from the spawner.
+/// Spawns an actor whose body may borrow from the spawner; see [`spawn`].
 ///
 /// # Safety
 ///
@@ -230,12 +260,16 @@ pub unsafe fn spawn_unchecked<'a>(
     stack_size: Option<usize>,
     location: &'static Location<'static>,
     body: Box<dyn FnOnce() + Send + 'a>,
-) -> ActorId {
-    step(Op::Spawn, None, location);
+) -> std::io::Result<ActorId> {
     let cell = with_exec(|c| c as *const ExecCell).expect("spawn outside an execution");
-    // SAFETY: the execution outlives its actors; the caller upholds the
-    // borrow contract.
-    unsafe { run::start_actor(&*cell, name, stack_size, body) }
+    // SAFETY: the execution outlives its actors.
+    let cell = unsafe { &*cell };
+    // The stack first: a spawn that fails takes no step, so every spawn
+    // step has its actor (reductions read the spawned actor off the step).
+    let stack = run::take_stack(cell, stack_size)?;
+    step(Op::Spawn, None, location);
+    // SAFETY: the caller upholds the borrow contract.
+    Ok(unsafe { run::start_actor(cell, name, stack, body) })
 }
 
 /// Returns the running actor.

@@ -62,9 +62,18 @@ pub(crate) fn suspend(cell: &ExecCell, me: ActorId, why: Suspend) -> Resume {
     unsafe { (*yielder).suspend(why) }
 }
 
-/// Creates an actor for `body` and runs it up to its first visible
-/// operation. Called by the scheduler loop for the main actor and by a
-/// running actor for the ones it spawns.
+/// Takes a stack of at least `size` bytes (the pool's by default) for an
+/// actor about to start, or returns why it cannot be had.
+pub(crate) fn take_stack(cell: &ExecCell, size: Option<usize>) -> std::io::Result<DefaultStack> {
+    let pool = cell.borrow().pool;
+    // SAFETY: the pool outlives the execution (`explore` owns it), and
+    // only the running actor or the scheduler loop, one at a time, use it.
+    unsafe { (*pool).take(size) }
+}
+
+/// Creates an actor for `body` on `stack` and runs it up to its first
+/// visible operation. Called by the scheduler loop for the main actor and
+/// by a running actor for the ones it spawns.
 ///
 /// # Safety
 ///
@@ -73,22 +82,15 @@ pub(crate) fn suspend(cell: &ExecCell, me: ActorId, why: Suspend) -> Resume {
 pub(crate) unsafe fn start_actor(
     cell: &ExecCell,
     name: Option<String>,
-    stack_size: Option<usize>,
+    stack: DefaultStack,
     body: Box<dyn FnOnce() + '_>,
 ) -> ActorId {
-    let (id, stack, size) = {
-        let mut e = cell.borrow_mut();
-        let id = ActorId::from_index(e.actors.len());
-        // SAFETY: the pool outlives the execution (`explore` owns it).
-        let stack = unsafe { (*e.pool).take(stack_size) };
-        // SAFETY: as above. The pool hands out its own size when asked
-        // for less.
-        let size = unsafe { (*e.pool).size() }.max(stack_size.unwrap_or(0));
-        (id, stack, size)
-    };
+    let id = ActorId::from_index(cell.borrow().actors.len());
     let bounds = {
         use corosensei::stack::Stack as _;
-        (stack.limit().get(), stack.base().get(), size)
+        let (limit, base) = (stack.limit().get(), stack.base().get());
+        // The mapping holds one guard page below the usable stack.
+        (limit, base, base - limit - overflow::page_size())
     };
     let entry = move |yielder: &corosensei::Yielder<Resume, Suspend>, _: Resume| {
         with_exec(|cell| cell.borrow_mut().actors[id.index()].yielder = yielder);
@@ -218,11 +220,17 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
             GENERATION.with(|g| g.set(self.1));
         }
     }
+    // The engine cannot run the test without a stack for its main thread.
+    let stack = take_stack(cell, None).unwrap_or_else(|err| {
+        // SAFETY: as in `take_stack`.
+        let size = unsafe { (*cell.borrow().pool).size() };
+        panic!("cannot allocate the main thread's coroutine stack of {size} bytes: {err}")
+    });
     let _restore = Restore(EXEC.with(|c| c.replace(cell)), GENERATION.with(|g| g.replace(generation)));
     panics::install_hook(panics::Engine { active, before_abort });
     // SAFETY: `body` outlives this function, and the main actor is run to
     // completion or torn down before it returns.
-    unsafe { start_actor(cell, None, None, Box::new(body)) };
+    unsafe { start_actor(cell, None, stack, Box::new(body)) };
     loop {
         let (id, co) = {
             let mut e = cell.borrow_mut();

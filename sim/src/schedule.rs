@@ -20,6 +20,11 @@
 //! times (so a livelock's schedule, one pattern over and over, stays
 //! short).
 //!
+//! A reader counts the choices the runs stand for before it expands them,
+//! and refuses a token of more than the replay's step bound
+//! ([`MAX_STEPS`](crate::MAX_STEPS) at most): a schedule has at most one
+//! choice per step.
+//!
 //! Version 1 had no flags byte and only the `v, length` runs, from before
 //! the fair scheduler; it is still read (as made without fairness).
 //!
@@ -71,6 +76,20 @@ pub enum TokenError {
     UnknownFlags,
     /// A run repeats choices from before the start of the schedule.
     BadBackReference,
+    /// The token holds more choices than an execution of at most `max`
+    /// steps can make (a schedule has one choice per step at most). It is
+    /// refused before anything is allocated for them.
+    TooLong {
+        /// The choices it holds.
+        choices: u64,
+        /// The most it may hold: the step bound of the replay
+        /// ([`Schedule::from_token_within`]), at most
+        /// [`MAX_STEPS`](crate::MAX_STEPS).
+        max: u64,
+    },
+    /// A number in the token is too large for what it encodes (a choice
+    /// above `u32::MAX`, a varint longer than 64 bits).
+    Overflow,
 }
 
 impl fmt::Display for TokenError {
@@ -86,6 +105,11 @@ impl fmt::Display for TokenError {
             TokenError::Checksum => f.write_str("replay token checksum does not match: it was altered or cut short"),
             TokenError::TrailingBytes => f.write_str("replay token has trailing data"),
             TokenError::BadBackReference => f.write_str("replay token refers back past the start of its schedule"),
+            TokenError::TooLong { choices, max } => write!(
+                f,
+                "replay token holds {choices} choices, more than an execution of at most {max} steps can make"
+            ),
+            TokenError::Overflow => f.write_str("replay token holds a number too large for what it encodes"),
             TokenError::UnknownFlags => {
                 f.write_str("replay token sets flags this samaritan does not know: it was made by a newer version")
             }
@@ -135,8 +159,21 @@ impl Schedule {
         token
     }
 
-    /// Reads a replay token.
+    /// Reads a replay token of at most [`MAX_STEPS`](crate::MAX_STEPS)
+    /// choices (see [`Schedule::from_token_within`]).
     pub fn from_token(token: &str) -> Result<Schedule, TokenError> {
+        Schedule::from_token_within(token, crate::config::MAX_STEPS)
+    }
+
+    /// Reads a replay token for a replay whose executions take at most
+    /// `max_steps` steps (capped at [`MAX_STEPS`](crate::MAX_STEPS)): a
+    /// token with more choices than that cannot fit the program, and is
+    /// refused ([`TokenError::TooLong`]) before its choices are expanded,
+    /// so what reading allocates is bounded by the step bound, not by the
+    /// token (whose runs and back references make a few characters stand
+    /// for millions of choices).
+    pub fn from_token_within(token: &str, max_steps: u64) -> Result<Schedule, TokenError> {
+        let max = max_steps.min(crate::config::MAX_STEPS);
         let token = token.trim();
         let Some(rest) = token.strip_prefix('s') else { return Err(TokenError::MissingPrefix) };
         let Some((version, body)) = rest.split_once('_') else { return Err(TokenError::MissingPrefix) };
@@ -173,31 +210,45 @@ impl Schedule {
         };
         let f = r.take(4)?;
         let fingerprint = u32::from_le_bytes([f[0], f[1], f[2], f[3]]);
+        // First the runs, checked and counted; then, within the bound, the
+        // choices they stand for. Each run takes two bytes at least, so the
+        // list of runs is bounded by the token's length.
         let run_count = r.varint()?;
-        let mut choices: Vec<u32> = Vec::new();
+        let mut runs = Vec::new();
+        let mut total = 0u64;
         for _ in 0..run_count {
-            let head = r.varint()?;
-            let len = r.varint()?;
-            if len > (1 << 24) || choices.len() as u64 + len > (1 << 26) {
-                return Err(TokenError::Truncated);
-            }
-            if legacy || head & 1 == 0 {
+            let (head, len) = (r.varint()?, r.varint()?);
+            let run_len = usize::try_from(len).map_err(|_| TokenError::Overflow)?;
+            let run = if legacy || head & 1 == 0 {
                 let value = if legacy { head } else { head >> 1 };
-                let value = u32::try_from(value).map_err(|_| TokenError::Truncated)?;
-                choices.extend(std::iter::repeat_n(value, len as usize));
+                Run::Same(u32::try_from(value).map_err(|_| TokenError::Overflow)?, run_len)
             } else {
                 let back = head >> 1;
-                if back == 0 || back > choices.len() as u64 {
+                if back == 0 || back > total {
                     return Err(TokenError::BadBackReference);
                 }
-                let from = choices.len() - back as usize;
-                for i in 0..len as usize {
-                    choices.push(choices[from + i]);
-                }
-            }
+                Run::Copy(back as usize, run_len)
+            };
+            total = total.checked_add(len).ok_or(TokenError::Overflow)?;
+            runs.push(run);
         }
         if r.at != content.len() {
             return Err(TokenError::TrailingBytes);
+        }
+        if total > max {
+            return Err(TokenError::TooLong { choices: total, max });
+        }
+        let mut choices: Vec<u32> = Vec::with_capacity(total as usize);
+        for run in runs {
+            match run {
+                Run::Same(value, len) => choices.extend(std::iter::repeat_n(value, len)),
+                Run::Copy(back, len) => {
+                    let from = choices.len() - back;
+                    for i in 0..len {
+                        choices.push(choices[from + i]);
+                    }
+                }
+            }
         }
         Ok(Schedule { strategy, seed, choices, fingerprint, fair })
     }
@@ -211,7 +262,8 @@ enum Run {
     Copy(usize, usize),
 }
 
-/// Longest run a token holds (readers refuse longer ones).
+/// Longest run the writer makes (no longer than the longest schedule a
+/// reader accepts, [`MAX_STEPS`](crate::MAX_STEPS)).
 const MAX_RUN: usize = 1 << 24;
 
 /// Longest pattern a back reference repeats.
@@ -228,7 +280,7 @@ fn runs(choices: &[u32]) -> Vec<Run> {
         let copy = (2..=MAX_BACK.min(i))
             .map(|back| (back, choices[i..].iter().zip(&choices[i - back..]).take_while(|(a, b)| a == b).count()))
             .max_by_key(|&(back, len)| (len, std::cmp::Reverse(back)));
-        // Readers refuse runs longer than `MAX_RUN`: split them.
+        // Runs longer than `MAX_RUN` are split.
         match copy {
             // A copy must beat the plain run by enough to pay for itself.
             Some((back, len)) if len > same + 2 => {
@@ -313,7 +365,7 @@ impl Reader<'_> {
                 return Ok(n);
             }
         }
-        Err(TokenError::Truncated)
+        Err(TokenError::Overflow)
     }
 }
 

@@ -15,6 +15,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashSet;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -30,6 +31,17 @@ use crate::schedule::{Replay, Schedule};
 use crate::strategy::Strategy;
 use crate::{throttle, worker};
 
+/// What a search found.
+pub(crate) struct Searched {
+    /// Its report.
+    pub(crate) report: Report,
+    /// The schedule of its first execution, when that passed and was not
+    /// the last: an execution that passed must pass again when replayed
+    /// after a later one failed, or the program keeps state between
+    /// executions.
+    pub(crate) first: Option<Schedule>,
+}
+
 /// Runs executions of `body` under `strategy` on an exploring thread until
 /// the strategy is done, a failure is found or a budget runs out; keeps the
 /// last execution's trace when `keep_last` (a replay), and records traces
@@ -40,7 +52,7 @@ pub(crate) fn search(
     body: Body,
     keep_last: bool,
     tracing: bool,
-) -> Report {
+) -> Searched {
     let progress = Arc::new(Progress::default());
     let strategy_name = strategy.name().to_string();
     let (tx, rx) = mpsc::channel();
@@ -48,19 +60,34 @@ pub(crate) fn search(
         let (tx, progress, config, body) = (tx.clone(), progress.clone(), config.clone(), body.clone());
         let spawned = worker::run(Box::new(move || {
             *progress.explorer.lock().unwrap_or_else(|p| p.into_inner()) = Some(throttle::this_thread());
-            let back = explore_here(&config, search, &*body, progress.clone(), keep_last, tracing);
+            let explored = panic::catch_unwind(AssertUnwindSafe(|| {
+                explore_here(&config, search, &*body, progress.clone(), keep_last, tracing)
+            }));
             // Before the thread goes on to anything else (throttle module
             // invariant).
             *progress.explorer.lock().unwrap_or_else(|p| p.into_inner()) = None;
-            let clean = match &back {
-                Handback::Done(report) => report.failure.as_ref().is_none_or(|f| f.leaked_actors == 0),
-                Handback::Moved(_) => false,
-            };
             // Nothing of the exploration may outlive the report the caller
             // gets: the body (the test's closure) goes first.
             drop(body);
-            let _ = tx.send(back);
-            clean
+            match explored {
+                Ok(back) => {
+                    let clean = match &back {
+                        Handback::Done(searched) => {
+                            searched.report.failure.as_ref().is_none_or(|f| f.leaked_actors == 0)
+                        }
+                        Handback::Moved(_) => false,
+                    };
+                    let _ = tx.send(Ok(back));
+                    clean
+                }
+                // A panic of the engine itself (actors' are caught where
+                // they run): its message goes to the caller, and the thread
+                // is not reused.
+                Err(payload) => {
+                    let _ = tx.send(Err(crate::panics::message_of(&*payload)));
+                    false
+                }
+            }
         }));
         if let Err(err) = spawned {
             panic!("samaritan: cannot start the exploring thread: {err}");
@@ -71,8 +98,9 @@ pub(crate) fn search(
     let until = Instant::now() + worker::SPIN;
     while Instant::now() < until {
         match rx.try_recv() {
-            Ok(Handback::Done(report)) => return report,
-            Ok(Handback::Moved(search)) => start(search),
+            Ok(Ok(Handback::Done(searched))) => return searched,
+            Ok(Ok(Handback::Moved(search))) => start(search),
+            Ok(Err(message)) => engine_panic(&message),
             Err(_) => std::hint::spin_loop(),
         }
     }
@@ -86,8 +114,9 @@ pub(crate) fn search(
             lines.tick(&progress, poll);
         }
         match rx.recv_timeout(poll) {
-            Ok(Handback::Done(report)) => return report,
-            Ok(Handback::Moved(search)) => start(search),
+            Ok(Ok(Handback::Done(searched))) => return searched,
+            Ok(Ok(Handback::Moved(search))) => start(search),
+            Ok(Err(message)) => engine_panic(&message),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 panic!("samaritan: the exploring thread died (a panic inside samaritan itself)")
             }
@@ -97,11 +126,18 @@ pub(crate) fn search(
                     seen = now;
                     since = Instant::now();
                 } else if since.elapsed() >= config.watchdog {
-                    return watchdog_report(&config, &strategy_name, &progress, since.elapsed());
+                    let report = watchdog_report(&config, &strategy_name, &progress, since.elapsed());
+                    return Searched { report, first: None };
                 }
             }
         }
     }
+}
+
+/// Panics on the caller's thread with the message of a panic of the
+/// exploring thread.
+fn engine_panic(message: &str) -> ! {
+    panic!("samaritan: the exploring thread panicked: {message}")
 }
 
 fn watchdog_report(config: &Config, strategy: &str, progress: &Arc<Progress>, silent: Duration) -> Report {
@@ -132,19 +168,21 @@ pub(crate) struct Search {
     started: Instant,
     /// The abstract states the test named so far.
     states: HashSet<u64>,
+    /// The first execution's schedule, if it passed (`Searched::first`).
+    first: Option<Schedule>,
 }
 
 impl Search {
     fn new(strategy: Box<dyn Strategy + Send>, config: &Config) -> Search {
         let report = Report::new(strategy.name(), config.test_name.clone());
-        Search { strategy, report, started: Instant::now(), states: HashSet::new() }
+        Search { strategy, report, started: Instant::now(), states: HashSet::new(), first: None }
     }
 }
 
-/// What an exploring thread hands back: the report, or the search to go
-/// on with on a fresh thread (this one is unwinding for good).
+/// What an exploring thread hands back: what the search found, or the
+/// search to go on with on a fresh thread (this one is unwinding for good).
 pub(crate) enum Handback {
-    Done(Report),
+    Done(Searched),
     Moved(Search),
 }
 
@@ -156,7 +194,7 @@ fn explore_here(
     keep_last: bool,
     tracing: bool,
 ) -> Handback {
-    let Search { mut strategy, mut report, started, states } = search;
+    let Search { mut strategy, mut report, started, states, mut first } = search;
     // A simulated thread that overflows its stack becomes a verdict.
     crate::overflow::prepare();
     static GENERATION: AtomicU64 = AtomicU64::new(1);
@@ -164,12 +202,13 @@ fn explore_here(
     thread_local! {
         static POOL: RefCell<Option<StackPool>> = const { RefCell::new(None) };
     }
+    crate::config::set_running_test(&config.test_name);
     let mut pool = POOL
         .with(|p| p.borrow_mut().take())
         .filter(|p| p.size() == config.stack_size)
         .unwrap_or_else(|| StackPool::new(config.stack_size));
     let exec_config = ExecConfig {
-        max_steps: config.max_steps,
+        max_steps: config.max_steps.min(crate::config::MAX_STEPS),
         spurious_failures: config.spurious_failures,
         tracing,
         observed: strategy.observes_steps(),
@@ -184,13 +223,17 @@ fn explore_here(
             // (module invariant): go on on a fresh thread.
             let states = std::mem::take(&mut cell.borrow_mut().states);
             drop(cell);
-            return Handback::Moved(Search { strategy, report, started, states });
+            POOL.with(|p| *p.borrow_mut() = Some(pool));
+            return Handback::Moved(Search { strategy, report, started, states, first });
         }
-        if let Some(m) = config.max_executions.filter(|&m| report.executions >= m) {
+        // A budget never stops a search before its first execution: a
+        // search that ran none would pass having checked nothing.
+        let ran = report.executions > 0;
+        if let Some(m) = config.max_executions.filter(|&m| ran && report.executions >= m) {
             report.stopped = Some(Budget::Executions(m));
             break;
         }
-        if let Some(t) = config.max_time.filter(|&t| started.elapsed() >= t) {
+        if let Some(t) = config.max_time.filter(|&t| ran && started.elapsed() >= t) {
             report.stopped = Some(Budget::Time(t));
             break;
         }
@@ -213,21 +256,31 @@ fn explore_here(
         let mut exec = cell.borrow_mut();
         report.executions += 1;
         report.pruned += u64::from(exec.pruned);
+        report.longest = report.longest.max(exec.steps);
         progress.executions.store(report.executions, Ordering::Relaxed);
         let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);
         strategy.end_execution(&outcome);
+        if report.executions == 1 && outcome.is_pass() && !keep_last {
+            first = Some(Schedule {
+                strategy: strategy.name().to_string(),
+                seed: strategy.seed(),
+                choices: exec.schedule.clone(),
+                fingerprint: 0,
+                fair: config.fairness,
+            });
+        }
         let states = exec.states.len() as u64;
         if states > report.coverage.last().map_or(0, |&(_, s)| s) {
             report.coverage.push((report.executions, states));
         }
         progress.describe(&*strategy);
-        if outcome.is_failure() || keep_last {
+        if !outcome.is_pass() || keep_last {
             // A portfolio's token names the part that ran the execution.
             let name = match strategy.part() {
                 Some(part) => format!("{}/{part}", strategy.name()),
                 None => strategy.name().to_string(),
             };
-            if outcome.is_failure() {
+            if !outcome.is_pass() {
                 report.strategy = name.clone();
             }
             let schedule = Schedule {
@@ -243,7 +296,7 @@ fn explore_here(
                 schedule,
                 leaked_actors: exec.leaked,
             });
-            if outcome.is_failure() {
+            if !outcome.is_pass() {
                 report.outcome = outcome;
                 break;
             }
@@ -260,7 +313,8 @@ fn explore_here(
     }
     drop(cell);
     POOL.with(|p| *p.borrow_mut() = Some(pool));
-    Handback::Done(report)
+    // The first execution was the last: there is nothing to compare it to.
+    Handback::Done(Searched { first: first.filter(|_| report.executions > 1), report })
 }
 
 #[cfg(test)]
@@ -352,7 +406,8 @@ mod tests {
                 let _guard = TakesOnDrop(&LOCK_A);
                 spin();
             }),
-        );
+        )
+        .expect("a stack for t1");
         // Wait until t1 holds `b`, then spin: the engine runs the rest on
         // default choices until it cuts the execution off.
         let (id, _) = LOCK_B.0.id("Lock");
@@ -367,7 +422,8 @@ mod tests {
     fn a_search_moves_to_a_fresh_thread_after_an_abandoned_unwinding() {
         let config = Config { fairness: false, minimize: false, progress: false, ..Config::default() };
         let report =
-            super::search(config, Box::new(AllRedundant { left: 4 }), Arc::new(destructors_in_a_cycle), false, false);
+            super::search(config, Box::new(AllRedundant { left: 4 }), Arc::new(destructors_in_a_cycle), false, false)
+                .report;
         assert_eq!((&report.outcome, report.executions, report.pruned), (&Outcome::Pass, 3, 3));
         assert_eq!(TAINTED_STARTS.load(Ordering::Relaxed), 0);
     }

@@ -57,7 +57,7 @@ fn every_step_is_observed_and_only_choices_are_asked() {
         Arc::new(|| {
             let here = Location::caller();
             rt::step(Op::Yield, None, here);
-            rt::spawn(None, None, here, Box::new(move || rt::step(Op::Fence, None, here)));
+            rt::spawn(None, None, here, Box::new(move || rt::step(Op::Fence, None, here))).unwrap();
             rt::step(Op::Yield, None, here);
         }),
     );

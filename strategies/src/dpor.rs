@@ -402,7 +402,7 @@ impl Strategy for Dpor {
 
     fn end_execution(&mut self, outcome: &Outcome) {
         // A failing execution covers nothing (see `hapset.rs`).
-        if let Some(coverage) = self.coverage.as_deref().filter(|_| !outcome.is_failure()) {
+        if let Some(coverage) = self.coverage.as_deref().filter(|_| outcome.is_pass()) {
             lock(coverage).add_execution(&self.history);
         }
     }

@@ -48,13 +48,21 @@ pub struct Pct {
 }
 
 impl Pct {
-    /// Creates a search for bugs of depth `depth` (at least 1) drawing from
-    /// `seed`.
+    /// The deepest bug PCT looks for. Each execution draws `depth - 1`
+    /// change points, so the depth is memory and time spent per execution,
+    /// and what PCT promises for a bug of depth `d`, that one execution
+    /// finds it with probability at least `1 / (n * k^(d-1))`, is below
+    /// `2^-63` past this depth (an execution with a choice has `k >= 2`
+    /// steps): nothing a search could use.
+    pub const MAX_DEPTH: u32 = 64;
+
+    /// Creates a search for bugs of depth `depth` drawing from `seed`; the
+    /// depth is clamped to `1..=`[`Pct::MAX_DEPTH`].
     pub fn new(seed: u64, depth: u32) -> Pct {
         Pct {
             seed,
             rng: Rng::new(seed),
-            depth: depth.max(1),
+            depth: depth.clamp(1, Pct::MAX_DEPTH),
             k: 64,
             longest: 0,
             priorities: Vec::new(),
@@ -130,5 +138,20 @@ impl Strategy for Pct {
 
     fn seed(&self) -> Option<u64> {
         Some(self.seed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_absurd_depth_is_clamped_to_the_deepest_one() {
+        let mut pct = Pct::new(7, u32::MAX);
+        assert!(pct.begin_execution());
+        assert_eq!((pct.depth, pct.changes.len()), (64, 63));
+        let mut pct = Pct::new(7, 0);
+        assert!(pct.begin_execution());
+        assert_eq!((pct.depth, pct.changes.len()), (1, 0));
     }
 }

@@ -134,7 +134,7 @@ fn run_samaritan(search: Search, f: impl Fn() + Send + Sync + 'static) -> u64 {
         Search::Random(n) => builder.strategy(SearchStrategy::Random).max_executions(n),
     };
     let report = builder.explore(f).expect("samaritan: bad configuration");
-    assert!(!report.is_failure(), "samaritan failed a model:\n{report}");
+    assert!(report.outcome.is_pass(), "samaritan failed a model:\n{report}");
     if search == EXHAUSTIVE {
         assert!(report.exhausted, "samaritan did not exhaust a model: {report}");
     }
@@ -374,7 +374,7 @@ fn memory_run() {
             })
             .expect("samaritan: bad configuration")
     });
-    assert!(!report.is_failure(), "samaritan failed the memory run:\n{report}");
+    assert!(report.outcome.is_pass(), "samaritan failed the memory run:\n{report}");
     let end = rss_bytes();
     let mib = |b: Option<u64>| b.map_or_else(|| "unknown".to_string(), |b| format!("{:.1} MiB", b as f64 / 1048576.0));
     let at_10k = RSS_AT_10K.load(Ordering::Relaxed);

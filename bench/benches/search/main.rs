@@ -164,7 +164,7 @@ fn proof(strategy: samaritan::SearchStrategy, f: impl Fn() + Send + Sync + 'stat
         .max_time(Duration::from_secs(120))
         .explore(f)
         .expect("valid settings");
-    assert!(!report.is_failure(), "{report}");
+    assert!(report.outcome.is_pass(), "{report}");
     let how = if report.exhausted { "" } else { "not exhausted: " };
     let randomized = if report.randomized > 0 { format!(" + {} randomized", report.randomized) } else { String::new() };
     format!(

@@ -149,6 +149,8 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
 ///
 /// Outside a runtime (a worker, or a thread inside `block_on`); use
 /// [`Handle::try_current`] and [`Handle::spawn`] to get an error instead.
+/// Inside an exploration the execution then ends with a misuse verdict
+/// (`Outcome::Misuse`), not as a bug of the program.
 #[track_caller]
 pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
 where
@@ -157,8 +159,22 @@ where
 {
     match Handle::try_current() {
         Ok(handle) => handle.spawn(future),
-        Err(e) => panic!("`spawn` called outside a runtime: {e}"),
+        Err(e) => outside_runtime("spawn", e),
     }
+}
+
+/// Panics because `what` was called outside a runtime. Inside an
+/// exploration the execution first ends with a misuse verdict, so that the
+/// report blames the test's use of the executor, not the program.
+#[track_caller]
+pub(crate) fn outside_runtime(what: &str, e: TryCurrentError) -> ! {
+    #[cfg(feature = "sim")]
+    if samaritan_sim::rt::active() {
+        let at = std::panic::Location::caller();
+        let place = format!("{}:{}:{}", at.file(), at.line(), at.column());
+        samaritan_sim::rt::misuse(format!("`{what}` called outside a runtime at {place}: {e}"));
+    }
+    panic!("`{what}` called outside a runtime: {e}")
 }
 
 /// Runs a blocking closure on a thread of its own, so it does not stall

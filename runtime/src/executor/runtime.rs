@@ -201,11 +201,13 @@ impl Handle {
     /// # Panics
     ///
     /// Outside a runtime; use [`Handle::try_current`] to get an error instead.
+    /// Inside an exploration the execution then ends with a misuse verdict
+    /// (`Outcome::Misuse`), not as a bug of the program.
     #[track_caller]
     pub fn current() -> Handle {
         match Handle::try_current() {
             Ok(handle) => handle,
-            Err(e) => panic!("{e}"),
+            Err(e) => super::outside_runtime("Handle::current", e),
         }
     }
 

@@ -181,7 +181,12 @@ where
         drop(future);
         handle.shared.sim.lock().remove(&id);
     };
-    rt::spawn(Some(format!("task-{}", id + 1)), None, location, Box::new(body));
+    // A task's stack is the exploration's default: one that cannot be had
+    // means the machine is out of memory, which production's allocation
+    // of a task would not survive either.
+    if let Err(e) = rt::spawn(Some(format!("task-{}", id + 1)), None, location, Box::new(body)) {
+        panic!("failed to spawn a task: no stack for it: {e}");
+    }
     join
 }
 
@@ -209,7 +214,10 @@ where
             result => out.complete(result.map_err(JoinError::panic)),
         }
     };
-    rt::spawn(None, None, location, Box::new(body));
+    // As production's `spawn_blocking` when the OS cannot start a thread.
+    if let Err(e) = rt::spawn(None, None, location, Box::new(body)) {
+        panic!("failed to start a blocking thread: {e}");
+    }
     JoinHandle::new(slot)
 }
 

@@ -163,7 +163,7 @@ impl Builder {
                 // by the engine instead, its stack never freed. Either way
                 // what `f` borrows (for `'scope`, which outlives that wait)
                 // outlives the actor.
-                let handle = unsafe { spawn_actor(self, Location::caller(), Some(data.clone()), f) };
+                let handle = unsafe { spawn_actor(self, Location::caller(), Some(data.clone()), f) }?;
                 Ok(ScopedJoinHandle(ScopedInner::Sim(handle, PhantomData)))
             }
         }

@@ -279,7 +279,7 @@ pub(super) unsafe fn spawn_actor<'a, F, T>(
     location: &'static Location<'static>,
     scope: Option<Arc<ScopeData>>,
     f: F,
-) -> SimHandle<T>
+) -> io::Result<SimHandle<T>>
 where
     F: FnOnce() -> T + Send + 'a,
     T: Send + 'a,
@@ -306,8 +306,8 @@ where
         drop(exit);
     };
     // SAFETY: the caller guarantees that what `f` borrows outlives the actor.
-    unsafe { rt::spawn_unchecked(builder.name, builder.stack_size, location, Box::new(body)) };
-    SimHandle { thread: Thread(ThreadInner::Sim(sim)), packet }
+    unsafe { rt::spawn_unchecked(builder.name, builder.stack_size, location, Box::new(body)) }?;
+    Ok(SimHandle { thread: Thread(ThreadInner::Sim(sim)), packet })
 }
 
 /// Same API as [`std::thread::JoinHandle`].
@@ -380,7 +380,9 @@ impl Builder {
         self
     }
 
-    /// Sets the stack size of the thread (of its coroutine under `sim`).
+    /// Sets the stack size of the thread (of its coroutine under `sim`). A
+    /// size the OS cannot map makes [`Builder::spawn`] return the error, in
+    /// an exploration as in std.
     pub fn stack_size(mut self, size: usize) -> Builder {
         self.stack_size = Some(size);
         self
@@ -398,7 +400,8 @@ impl Builder {
         builder
     }
 
-    /// Spawns a thread running `f`.
+    /// Spawns a thread running `f`, or returns why it cannot (its stack
+    /// cannot be had); a spawn that fails takes no step.
     #[track_caller]
     pub fn spawn<F, T>(self, f: F) -> io::Result<JoinHandle<T>>
     where
@@ -411,7 +414,7 @@ impl Builder {
             return Ok(JoinHandle(Inner::Real { handle, thread }));
         }
         // SAFETY: `f` and `T` are `'static`.
-        let handle = unsafe { spawn_actor(self, Location::caller(), None, f) };
+        let handle = unsafe { spawn_actor(self, Location::caller(), None, f) }?;
         Ok(JoinHandle(Inner::Sim(handle)))
     }
 }
