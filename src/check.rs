@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use samaritan_sim::{Config, Report, Schedule, Strategy, TokenError};
+use samaritan_sim::{Config, Report, Schedule, Strategy, TokenError, Trace};
 use samaritan_strategies::{CbPor, Coverage, CoverageError, Dfs, Dpor, Icb, Pct, Portfolio, Random, RoundRobin};
 
 use crate::{env, foreign, limits, persist};
@@ -524,6 +524,20 @@ impl Builder {
         Ok(foreign::diagnose(samaritan_sim::replay(self.config(), schedule, Arc::new(f)), started))
     }
 
+    /// [`Builder::replay`] of a persisted failure, whose trace `earlier`
+    /// was kept beside its token: a mismatch names the first step that
+    /// differs from it.
+    fn replay_persisted<F>(&self, token: &str, earlier: Option<&Trace>, f: F) -> Result<Report, Error>
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.valid()?;
+        let schedule = Schedule::from_token_within(token, self.max_steps)?;
+        let started = Instant::now();
+        let report = samaritan_sim::replay_against(self.config(), schedule, Arc::new(f), earlier);
+        Ok(foreign::diagnose(report, started))
+    }
+
     /// Explores `f` and panics with the failure report if it finds a bug,
     /// or with a report under its own header ("samaritan cannot check this
     /// test as written", no replay token) if the test misuses samaritan
@@ -555,26 +569,44 @@ impl Builder {
             .filter(|n| n != "main")
             .filter(|_| self.persist && !nested && self.replay.is_none() && self.env_error.is_none())
             .and_then(|t| persist::dir(&t));
+        // What became of persisted failures that no longer replay.
+        let mut dropped = Vec::new();
         if let Some(dir) = &dir {
             for (path, token) in persist::tokens(dir) {
                 let g = f.clone();
-                match self.replay(&token, move || g()) {
+                let earlier = persist::trace(&path);
+                match self.replay_persisted(&token, earlier.as_ref(), move || g()) {
                     Ok(report) if persist::still_fails(&report) => panic!(
                         "{report}\nnote: this failure was persisted by an earlier run at {}; it is replayed first until it passes (SAMARITAN_PERSIST=0 turns this off)",
                         path.display()
                     ),
-                    // Fixed, changed beyond replay, or unreadable.
+                    // The program changed beyond replay: say so, and how,
+                    // before the failure is dropped for good.
+                    Ok(report) if report.outcome.is_misuse() => {
+                        dropped.push(format!(
+                            "note: the failure persisted at {} no longer replays, so it was deleted: {}",
+                            path.display(),
+                            report.outcome
+                        ));
+                        persist::forget(&path);
+                    }
+                    // Fixed, or unreadable.
                     _ => persist::forget(&path),
                 }
             }
         }
-        match self.explore(move || f()) {
+        let report = self.explore(move || f());
+        let dropped: String = dropped.iter().map(|note| format!("\n{note}")).collect();
+        if !dropped.is_empty() && !report.as_ref().is_ok_and(Report::is_failure) {
+            eprintln!("samaritan:{dropped}");
+        }
+        match report {
             Ok(report) if report.is_failure() => match dir.as_deref().and_then(|d| persist::save(d, &report)) {
                 Some(path) => panic!(
-                    "{report}\nnote: persisted at {}: the next run of this test replays it first",
+                    "{report}{dropped}\nnote: persisted at {}: the next run of this test replays it first",
                     path.display()
                 ),
-                None => panic!("{report}"),
+                None => panic!("{report}{dropped}"),
             },
             // The test cannot be trusted: it fails, but it has no schedule
             // to keep.

@@ -17,7 +17,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use samaritan_sim::Report;
+use samaritan_sim::{Report, Trace};
 
 /// Where the failures of test `test` are kept, if a target directory can
 /// be found: `$CARGO_TARGET_DIR`, else the `target` directory the running
@@ -70,6 +70,12 @@ pub(crate) fn save(dir: &Path, report: &Report) -> Option<PathBuf> {
     fs::write(dir.join(format!("{name}.html")), samaritan_artifacts::html::report(report)).ok()?;
     fs::write(&token, format!("{}\n", failure.token)).ok()?;
     Some(token)
+}
+
+/// Reads the trace kept beside a persisted token, if it is there and
+/// readable.
+pub(crate) fn trace(token: &Path) -> Option<Trace> {
+    Trace::parse(&fs::read_to_string(token.with_extension("trace")).ok()?).ok()
 }
 
 /// Deletes a persisted failure (its token, trace and page).

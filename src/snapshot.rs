@@ -78,6 +78,64 @@ pub fn trace(report: &Report) -> String {
     out
 }
 
+/// [`trace`] with every source position reduced to its file
+/// (`tests/queue.rs:41:9` becomes `tests/queue.rs`), in the trace and in
+/// the verdict: a snapshot of it changes when the schedule does, not when
+/// code only moves (a line added above the test). The token stays in it:
+/// tokens do not depend on positions either.
+///
+/// ```
+/// # #[cfg(feature = "sim")] {
+/// use samaritan::sync::atomic::{AtomicUsize, Ordering};
+/// use samaritan::sync::Arc;
+///
+/// let report = samaritan::Builder::new()
+///     .explore(|| {
+///         let n = Arc::new(AtomicUsize::new(0));
+///         let m = n.clone();
+///         let t = samaritan::thread::spawn(move || {
+///             let v = m.load(Ordering::SeqCst);
+///             m.store(v + 1, Ordering::SeqCst);
+///         });
+///         let v = n.load(Ordering::SeqCst);
+///         n.store(v + 1, Ordering::SeqCst);
+///         t.join().unwrap();
+///         assert_eq!(n.load(Ordering::SeqCst), 2, "lost update");
+///     })
+///     .unwrap();
+/// let text = samaritan::snapshot::trace_redacted(&report);
+/// assert!(text.contains("lost update"));
+/// let positions = text.split(".rs:").skip(1).filter(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+/// assert_eq!(positions.count(), 0, "no line or column is left");
+/// # }
+/// ```
+pub fn trace_redacted(report: &Report) -> String {
+    redact_positions(&trace(report))
+}
+
+/// Cuts `:line:column` (and `:line`) after every `.rs` path in `text`.
+fn redact_positions(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(".rs:") {
+        let (head, tail) = rest.split_at(at + 3);
+        out.push_str(head);
+        // Up to two `:digits` groups.
+        let mut cut = 0;
+        for _ in 0..2 {
+            let after = &tail[cut..];
+            let digits = after.strip_prefix(':').map_or(0, |d| d.bytes().take_while(u8::is_ascii_digit).count());
+            if digits == 0 {
+                break;
+            }
+            cut += 1 + digits;
+        }
+        rest = &tail[cut..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Asserts an insta snapshot of a report's failing schedule
 /// ([`snapshot::trace`](crate::snapshot::trace)): `assert_trace_snapshot!(report)`
 /// or `assert_trace_snapshot!("name", report)`.
@@ -89,6 +147,22 @@ macro_rules! assert_trace_snapshot {
     };
     ($name:expr, $report:expr) => {
         $crate::__insta::assert_snapshot!($name, $crate::snapshot::trace(&$report))
+    };
+}
+
+/// Asserts an insta snapshot of a report's failing schedule with source
+/// positions reduced to files
+/// ([`snapshot::trace_redacted`](crate::snapshot::trace_redacted)), so
+/// that moving code is not a change: `assert_redacted_trace_snapshot!(report)`
+/// or `assert_redacted_trace_snapshot!("name", report)`.
+#[cfg(feature = "insta")]
+#[macro_export]
+macro_rules! assert_redacted_trace_snapshot {
+    ($report:expr) => {
+        $crate::__insta::assert_snapshot!($crate::snapshot::trace_redacted(&$report))
+    };
+    ($name:expr, $report:expr) => {
+        $crate::__insta::assert_snapshot!($name, $crate::snapshot::trace_redacted(&$report))
     };
 }
 
@@ -105,4 +179,20 @@ macro_rules! assert_summary_snapshot {
     ($name:expr, $report:expr) => {
         $crate::__insta::assert_snapshot!($name, $crate::snapshot::summary(&$report))
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact_positions;
+
+    #[test]
+    fn positions_are_cut_back_to_their_file() {
+        assert_eq!(redact_positions("at tests/a.rs:41:9: boom"), "at tests/a.rs: boom");
+        assert_eq!(
+            redact_positions("  3  t1  lock  Mutex#0  src/x.rs:7:13  <- preempt"),
+            "  3  t1  lock  Mutex#0  src/x.rs  <- preempt"
+        );
+        assert_eq!(redact_positions("a.rs:12 b.rs:x c.rs"), "a.rs b.rs:x c.rs");
+        assert_eq!(redact_positions("no paths"), "no paths");
+    }
 }

@@ -137,3 +137,63 @@ fn a_check_inside_a_check_is_named_after_the_outer_test_and_keeps_nothing() {
     assert_eq!(files(&dir).len(), 3, "{:?}", files(&dir));
     assert_eq!(message.matches("note: persisted at ").count(), 1, "{message}");
 }
+
+/// Which version of `edited` runs: 0 as first written, 1 the same steps
+/// written on other lines (an edit that only moves code), 2 a program that
+/// does something else first.
+static EDIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A lost update, in the version `EDIT` selects.
+fn edited() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = n.clone();
+    if EDIT.load(StdOrdering::Relaxed) == 2 {
+        n.fetch_add(0, Ordering::SeqCst);
+    }
+    let t = thread::spawn(move || {
+        let v = n2.load(Ordering::SeqCst);
+        n2.store(v + 1, Ordering::SeqCst);
+    });
+    let v = match EDIT.load(StdOrdering::Relaxed) {
+        0 => n.load(Ordering::SeqCst),
+        // The same load, on another line.
+        _ => n.load(Ordering::SeqCst),
+    };
+    n.store(v + 1, Ordering::SeqCst);
+    t.join().unwrap();
+    assert_eq!(n.load(Ordering::SeqCst), 2, "lost update");
+}
+
+fn check_edited(builder: &Builder) -> String {
+    let payload = catch_unwind(AssertUnwindSafe(|| builder.check(edited))).expect_err("the bug is found");
+    payload.downcast_ref::<String>().cloned().expect("a report")
+}
+
+#[test]
+fn a_persisted_failure_survives_moved_code_and_says_how_changed_code_differs() {
+    let dir = failures_dir("a_persisted_failure_survives_moved_code_and_says_how_changed_code_differs");
+    let builder = Builder::new().persist(true);
+    EDIT.store(0, StdOrdering::Relaxed);
+    let first = check_edited(&builder);
+    assert!(first.contains("note: persisted at "), "{first}");
+    let token = files(&dir).into_iter().find(|n| n.ends_with(".token")).unwrap();
+
+    // Moved code: the persisted failure replays as it was.
+    EDIT.store(1, StdOrdering::Relaxed);
+    let moved = check_edited(&builder);
+    assert!(moved.contains("note: this failure was persisted by an earlier run at"), "{moved}");
+    assert!(files(&dir).contains(&token));
+
+    // Changed code: the old schedule no longer fits; the report of the
+    // new search says so, naming the first step that differs.
+    EDIT.store(2, StdOrdering::Relaxed);
+    let changed = check_edited(&builder);
+    EDIT.store(0, StdOrdering::Relaxed);
+    assert!(!files(&dir).contains(&token), "the old failure is deleted");
+    let note = changed.lines().skip_while(|l| !l.contains("no longer replays")).take(4).collect::<Vec<_>>();
+    assert_eq!(note.len(), 4, "{changed}");
+    assert!(note[0].ends_with("schedule does not fit the program at step 8: the schedule replays, but the operations differ from those it was recorded with: the program changed since the token was made"), "{changed}");
+    assert_eq!(note[1], "  first step that differs: 0");
+    assert!(note[2].starts_with("    then:    0  main  spawn             -         tests/persist.rs:"), "{changed}");
+    assert!(note[3].starts_with("    now:     0  main  rmw               Atomic#0  tests/persist.rs:"), "{changed}");
+}

@@ -230,3 +230,87 @@ fn a_token_cannot_make_a_replay_allocate_what_it_likes() {
     assert_eq!(Schedule::from_token(&crafted(&[(1 << 33, 1)])), Err(TokenError::Overflow));
     assert_eq!(TokenError::Overflow.to_string(), "replay token holds a number too large for what it encodes");
 }
+
+/// The lost update: two threads each load and store.
+fn lost_update() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = n.clone();
+    let t = thread::spawn(move || {
+        let v = n2.load(Ordering::SeqCst);
+        n2.store(v + 1, Ordering::SeqCst);
+    });
+    let v = n.load(Ordering::SeqCst);
+    n.store(v + 1, Ordering::SeqCst);
+    t.join().unwrap();
+    assert_eq!(n.load(Ordering::SeqCst), 2, "lost update");
+}
+
+/// `lost_update` as it reads after an edit that only moved its code: the
+/// same steps, at other lines and columns.
+fn lost_update_moved() {
+    let n = Arc::new(AtomicUsize::new(0));
+
+    let n2 = n.clone();
+    let t = thread::spawn(move || {
+        let v = n2.load(Ordering::SeqCst);
+        n2.store(v + 1, Ordering::SeqCst);
+    });
+
+    let v = n.load(Ordering::SeqCst);
+    n.store(v + 1, Ordering::SeqCst);
+    t.join().unwrap();
+    assert_eq!(n.load(Ordering::SeqCst), 2, "lost update");
+}
+
+#[test]
+fn a_token_survives_code_that_only_moved() {
+    let found = Builder::new().explore(lost_update).unwrap();
+    let token = found.token().expect("the bug is found").to_string();
+    let moved = Builder::new().replay(&token, lost_update_moved).unwrap();
+    assert!(moved.is_failure(), "{moved}");
+    // Nothing positional is in a token: the replay's is the same.
+    assert_eq!(moved.token(), Some(token.as_str()));
+    let (then, now) = (&found.failure.as_ref().unwrap().trace, &moved.failure.as_ref().unwrap().trace);
+    assert_ne!(then, now, "the locations differ");
+    assert_eq!(then.first_difference(now), None, "the steps do not");
+    // Past the summaries (a search's and a replay's), a snapshot with
+    // positions redacted does not change either; one with them does.
+    let failure_part = |text: String| text.split_once("\n\n").expect("a failure").1.to_string();
+    let redacted = |r| failure_part(samaritan::snapshot::trace_redacted(r));
+    let plain = |r| failure_part(samaritan::snapshot::trace(r));
+    assert_eq!(redacted(&found), redacted(&moved));
+    assert_ne!(plain(&found), plain(&moved));
+}
+
+#[test]
+fn a_token_from_before_operation_fingerprints_replays_without_the_fingerprint() {
+    // Flags byte 1 (fair, fingerprint with locations): the fingerprint is
+    // not checked, the choices are.
+    let mut bytes = vec![3, b'd', b'f', b's', 0, 1];
+    bytes.extend_from_slice(&12345u32.to_le_bytes());
+    bytes.extend_from_slice(&[1, 0, 1]);
+    let old = encode(&bytes);
+    let schedule = Schedule::from_token(&old).unwrap();
+    assert_eq!((schedule.fingerprint, schedule.fair, schedule.choices.as_slice()), (0, true, &[0][..]));
+    assert_eq!(replay_outcome(&old), Outcome::Pass);
+}
+
+/// Writes `content` as a version 2 token, checksum included.
+fn encode(content: &[u8]) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in content {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    let mut bytes = content.to_vec();
+    bytes.extend_from_slice(&((h ^ (h >> 16)) as u16).to_le_bytes());
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut token = String::from("s2_");
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..chunk.len() + 1 {
+            token.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    token
+}

@@ -674,8 +674,10 @@ impl Execution {
         Trace { lines }
     }
 
-    /// A fingerprint of the operations and locations of the trace, used to
-    /// notice that a replayed schedule belongs to a different program.
+    /// A fingerprint of what the trace did, step by step: each step's
+    /// actor, operation and object (numbered in creation order). Source
+    /// locations stay out, so that moving code without changing what it
+    /// does keeps replay tokens valid.
     pub(crate) fn fingerprint(&self) -> u32 {
         let mut h: u32 = 0x811c_9dc5;
         let mut mix = |bytes: &[u8]| {
@@ -685,11 +687,9 @@ impl Execution {
             }
         };
         for s in &self.trace {
-            mix(&[s.actor.0 as u8]);
+            mix(&s.actor.0.to_le_bytes());
             mix(s.op.name().as_bytes());
-            mix(s.location.file().as_bytes());
-            mix(&s.location.line().to_le_bytes());
-            mix(&s.location.column().to_le_bytes());
+            mix(&s.object.map_or(u32::MAX, |o| o.index() as u32).to_le_bytes());
         }
         h
     }

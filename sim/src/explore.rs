@@ -7,6 +7,7 @@ use crate::report::Report;
 use crate::schedule::{Replay, Schedule};
 use crate::search::{search, Searched};
 use crate::strategy::Strategy;
+use crate::trace::Trace;
 
 /// Explores `body` under `strategy` on a fresh OS thread, with a watchdog.
 ///
@@ -69,8 +70,26 @@ pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -
 /// not fit is a misuse ([`Outcome::ScheduleMismatch`]) with no failing
 /// execution, hence no token.
 pub fn replay(config: Config, schedule: Schedule, body: Body) -> Report {
+    replay_against(config, schedule, body, None)
+}
+
+/// [`replay`], for a schedule recorded with the trace `earlier` (a
+/// persisted failure's): a mismatch also says at which step the replay
+/// departs from it, the step then and now side by side
+/// ([`Trace::divergence`]).
+pub fn replay_against(config: Config, schedule: Schedule, body: Body, earlier: Option<&Trace>) -> Report {
     let mut report = replay_traced(config, schedule, body);
     if report.outcome.is_misuse() {
+        if let (Some(earlier), Some(failure), Outcome::ScheduleMismatch { detail, .. }) =
+            (earlier, &report.failure, &mut report.outcome)
+        {
+            if let Some(divergence) = Trace::divergence(earlier, &failure.trace) {
+                for line in divergence.lines() {
+                    detail.push_str("\n  ");
+                    detail.push_str(line);
+                }
+            }
+        }
         report.failure = None;
     }
     report

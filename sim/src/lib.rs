@@ -44,7 +44,7 @@ mod worker;
 pub mod rt;
 
 pub use config::{Body, Config, MAX_STEPS};
-pub use explore::{explore, replay};
+pub use explore::{explore, replay, replay_against};
 pub use op::{Access, ActorId, Footprint, ObjectId, Op};
 pub use outcome::{BlockedActor, CycleStep, Deadlock, Outcome, RaceAccess};
 pub use report::{Budget, Failure, Report, Shrink, Size};

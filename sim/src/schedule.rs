@@ -9,7 +9,8 @@
 //! ```text
 //! strategy-name-length u8, strategy name bytes,
 //! has-seed u8, [seed u64 varint],
-//! flags u8 (bit 0: the fair scheduler was on; other bits zero),
+//! flags u8 (bit 0: the fair scheduler was on; bit 1: the fingerprint
+//!   covers what each step does, not where; other bits zero),
 //! fingerprint u32 little-endian,
 //! run count varint, then per run: head varint, length varint,
 //! checksum u16 little-endian (FNV-1a of everything before it, folded)
@@ -24,6 +25,13 @@
 //! and refuses a token of more than the replay's step bound
 //! ([`MAX_STEPS`](crate::MAX_STEPS) at most): a schedule has at most one
 //! choice per step.
+//!
+//! The fingerprint hashes, step by step, the thread, the operation and the
+//! object of the execution the token was made from (bit 1 set). Source
+//! locations stay out of it, so an edit that only moves code (a comment
+//! line above a test) leaves a token valid; a token whose bit 1 is clear was
+//! written before that, with locations in its fingerprint, and is replayed
+//! without the fingerprint check (its choices are still checked).
 //!
 //! Version 1 had no flags byte and only the `v, length` runs, from before
 //! the fair scheduler; it is still read (as made without fairness).
@@ -49,7 +57,9 @@ pub struct Schedule {
     pub seed: Option<u64>,
     /// The choices, in order.
     pub choices: Vec<u32>,
-    /// Fingerprint of the operations the execution performed.
+    /// Fingerprint of what the execution did, step by step (thread,
+    /// operation, object; not where in the source): a replay whose
+    /// operations differ does not fit the program. 0 matches any program.
     pub fingerprint: u32,
     /// Whether the fair scheduler was on: it decides which actors may be
     /// chosen, so a replay must use the same setting.
@@ -119,6 +129,13 @@ impl fmt::Display for TokenError {
 
 impl std::error::Error for TokenError {}
 
+/// Flag: the fair scheduler was on.
+const FLAG_FAIR: u8 = 1;
+
+/// Flag: the fingerprint covers each step's thread, operation and object,
+/// not its source location.
+const FLAG_OPERATIONS: u8 = 2;
+
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 impl Schedule {
@@ -135,7 +152,7 @@ impl Schedule {
             }
             None => bytes.push(0),
         }
-        bytes.push(u8::from(self.fair));
+        bytes.push(u8::from(self.fair) | FLAG_OPERATIONS);
         bytes.extend_from_slice(&self.fingerprint.to_le_bytes());
         let runs = runs(&self.choices);
         put_varint(&mut bytes, runs.len() as u64);
@@ -200,16 +217,17 @@ impl Schedule {
             0 => None,
             _ => Some(r.varint()?),
         };
-        let fair = match legacy {
-            true => false,
-            false => match r.byte()? {
-                0 => false,
-                1 => true,
-                _ => return Err(TokenError::UnknownFlags),
-            },
-        };
+        let flags = if legacy { 0 } else { r.byte()? };
+        if flags & !(FLAG_FAIR | FLAG_OPERATIONS) != 0 {
+            return Err(TokenError::UnknownFlags);
+        }
+        let fair = flags & FLAG_FAIR != 0;
         let f = r.take(4)?;
-        let fingerprint = u32::from_le_bytes([f[0], f[1], f[2], f[3]]);
+        // A fingerprint with locations in it (older tokens) is not checked.
+        let fingerprint = match flags & FLAG_OPERATIONS {
+            0 => 0,
+            _ => u32::from_le_bytes([f[0], f[1], f[2], f[3]]),
+        };
         // First the runs, checked and counted; then, within the bound, the
         // choices they stand for. Each run takes two bytes at least, so the
         // list of runs is bounded by the token's length.

@@ -66,6 +66,49 @@ impl Trace {
     }
 }
 
+impl Trace {
+    /// Returns the first step at which `self` and `other` do different
+    /// things: another thread, operation, object or chosen value (source
+    /// locations are not compared: moved code does the same steps), or a
+    /// step one of them does not reach. `None` when they do the same steps.
+    ///
+    /// ```
+    /// use samaritan_sim::Trace;
+    ///
+    /// let then = Trace::parse("0 main lock Mutex#0 a.rs:1:1\n1 main unlock Mutex#0 a.rs:2:1\n").unwrap();
+    /// let now = Trace::parse("0 main lock Mutex#0 a.rs:5:1\n1 main try_lock Mutex#0 a.rs:6:1\n").unwrap();
+    /// assert_eq!(then.first_difference(&now), Some(1));
+    /// assert_eq!(then.first_difference(&then), None);
+    /// ```
+    pub fn first_difference(&self, other: &Trace) -> Option<usize> {
+        let same =
+            |a: &TraceLine, b: &TraceLine| (&a.actor, a.op, &a.object, a.value) == (&b.actor, b.op, &b.object, b.value);
+        let shorter = self.lines.len().min(other.lines.len());
+        match self.lines.iter().zip(&other.lines).position(|(a, b)| !same(a, b)) {
+            Some(step) => Some(step),
+            None => (self.lines.len() != other.lines.len()).then_some(shorter),
+        }
+    }
+
+    /// Says where `now` departs from `then` ([`Trace::first_difference`]),
+    /// the step of each side by side in the trace format; `None` when they
+    /// do the same steps.
+    pub fn divergence(then: &Trace, now: &Trace) -> Option<String> {
+        let step = then.first_difference(now)?;
+        // Both steps formatted as one trace, so that their columns line up.
+        let both = Trace { lines: [then, now].iter().filter_map(|t| t.lines.get(step).cloned()).collect() };
+        let text = both.to_string();
+        let mut lines = text.lines();
+        let mut line = |trace: &Trace| match trace.lines.get(step) {
+            Some(_) => lines.next().unwrap_or_default().to_string(),
+            None => format!("{step:>4}  (the execution had ended)"),
+        };
+        let then = line(then);
+        let now = line(now);
+        Some(format!("first step that differs: {step}\n  then: {then}\n  now:  {now}"))
+    }
+}
+
 /// The trace format version [`Trace`]'s `Display` writes and
 /// [`Trace::parse`](crate::Trace::parse) reads.
 pub const TRACE_VERSION: u32 = 1;

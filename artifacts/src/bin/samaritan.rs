@@ -101,7 +101,11 @@ fn token_command(token: &str) -> Result<(), Failed> {
         let more = if schedule.choices.len() > 64 { " ..." } else { "" };
         println!("             {}{more}", shown.join(" "));
     }
-    println!("fingerprint: {:08x}", schedule.fingerprint);
+    match schedule.fingerprint {
+        // Older tokens fingerprinted source locations: not checked.
+        0 => println!("fingerprint: none (a replay checks the choices only)"),
+        fingerprint => println!("fingerprint: {fingerprint:08x}"),
+    }
     Ok(())
 }
 
