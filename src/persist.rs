@@ -66,7 +66,19 @@ pub(crate) fn save(dir: &Path, report: &Report) -> Option<PathBuf> {
     fs::create_dir_all(dir).ok()?;
     let name = format!("{:016x}", fnv(failure.token.as_bytes()));
     let token = dir.join(format!("{name}.token"));
-    fs::write(dir.join(format!("{name}.trace")), failure.trace.to_file()).ok()?;
+    // The trace names its test and the replay command in comment lines,
+    // for `samaritan replay` and `samaritan failures`.
+    let mut trace = failure.trace.to_file();
+    let header = trace.find('\n').map_or(trace.len(), |n| n + 1);
+    let mut notes = String::new();
+    if let Some(test) = &report.test_name {
+        notes.push_str(&format!("# test: {test}\n"));
+    }
+    if let Some(command) = report.replay_command() {
+        notes.push_str(&format!("# replay with: {command}\n"));
+    }
+    trace.insert_str(header, &notes);
+    fs::write(dir.join(format!("{name}.trace")), trace).ok()?;
     fs::write(dir.join(format!("{name}.html")), samaritan_artifacts::html::report(report)).ok()?;
     fs::write(&token, format!("{}\n", failure.token)).ok()?;
     Some(token)

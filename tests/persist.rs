@@ -74,7 +74,13 @@ fn a_failure_is_kept_replayed_first_and_dropped_once_fixed() {
     let token = std::fs::read_to_string(dir.join(&names[1])).unwrap();
     let schedule = Schedule::from_token(token.trim()).unwrap();
     assert_eq!((schedule.strategy.as_str(), schedule.seed), ("portfolio/random", Some(2)));
-    let trace = Trace::parse(&std::fs::read_to_string(dir.join(&names[2])).unwrap()).unwrap();
+    let text = std::fs::read_to_string(dir.join(&names[2])).unwrap();
+    // Comment lines name the test and the command that replays it.
+    let test = "a_failure_is_kept_replayed_first_and_dropped_once_fixed";
+    let command = format!("SAMARITAN_REPLAY={} cargo test {test} -- --exact", token.trim());
+    assert_eq!(text.lines().nth(1), Some(format!("# test: {test}").as_str()));
+    assert_eq!(text.lines().nth(2), Some(format!("# replay with: {command}").as_str()));
+    let trace = Trace::parse(&text).unwrap();
     assert_eq!((trace.lines.len(), trace.preemptions()), (9, 1));
 
     // Second run: the persisted schedule is replayed before any search.
