@@ -85,7 +85,10 @@ fn a_failure_is_kept_replayed_first_and_dropped_once_fixed() {
 
     // Second run: the persisted schedule is replayed before any search.
     let second = check_message(&builder).expect("still failing");
-    assert!(second.contains("samaritan found a bug in execution 1 (strategy portfolio/random, seed 2)"), "{second}");
+    assert!(
+        second.contains("samaritan replayed a failing schedule (found by strategy portfolio/random, seed 2)"),
+        "{second}"
+    );
     assert!(second.contains("note: this failure was persisted by an earlier run at"), "{second}");
 
     // Fixed: the replay passes, the files go, and the search passes.

@@ -32,6 +32,7 @@ fn a_replay_reports_its_own_trace_and_token() {
     // fingerprint of 0 matches any program.
     let first = Builder::new().replay(&token(&[0], 0), locked_counter).unwrap();
     assert_eq!(first.outcome, Outcome::Pass, "{first}");
+    assert_eq!(first.to_string(), "pass: the replayed schedule ran to its end without a bug (found by strategy dfs)");
     let failure = first.failure.as_ref().unwrap();
     assert_eq!(failure.trace.lines.len(), 8);
     assert_ne!(failure.schedule.fingerprint, 0);
@@ -268,6 +269,7 @@ fn a_token_survives_code_that_only_moved() {
     let token = found.token().expect("the bug is found").to_string();
     let moved = Builder::new().replay(&token, lost_update_moved).unwrap();
     assert!(moved.is_failure(), "{moved}");
+    assert!(moved.to_string().starts_with("samaritan replayed a failing schedule (found by strategy portfolio/"), "{moved}");
     // Nothing positional is in a token: the replay's is the same.
     assert_eq!(moved.token(), Some(token.as_str()));
     let (then, now) = (&found.failure.as_ref().unwrap().trace, &moved.failure.as_ref().unwrap().trace);

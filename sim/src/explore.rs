@@ -103,6 +103,7 @@ fn replay_traced(mut config: Config, schedule: Schedule, body: Body) -> Report {
     let expected = schedule.clone();
     let mut report = search(config, Box::new(Replay::new(schedule)), body, true, true).report;
     report.strategy = expected.strategy.clone();
+    report.replayed = true;
     if let Some(failure) = &mut report.failure {
         // The replay's own token names the search that found the schedule.
         failure.schedule.strategy = expected.strategy.clone();

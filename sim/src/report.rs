@@ -72,6 +72,10 @@ pub struct Report {
     /// is one), so that nothing was explored: see
     /// [`Report::explored_nothing`].
     pub longest: u64,
+    /// Whether this is the report of a replay of a given schedule (a
+    /// token, a persisted failure) rather than of a search: its one
+    /// execution is the replayed one.
+    pub replayed: bool,
 }
 
 /// A budget that can stop a search.
@@ -123,6 +127,7 @@ impl Report {
             randomized: 0,
             stopped: None,
             longest: 0,
+            replayed: false,
         }
     }
 
@@ -187,6 +192,13 @@ impl fmt::Display for Report {
                 self.strategy
             );
         }
+        if !self.is_failure() && self.replayed {
+            return write!(
+                f,
+                "pass: the replayed schedule ran to its end without a bug (found by strategy {})",
+                self.strategy
+            );
+        }
         if !self.is_failure() {
             let stop = match self.stopped {
                 Some(budget) => format!("{budget} stopped the search"),
@@ -229,7 +241,14 @@ impl fmt::Display for Report {
             Some(seed) => format!(", seed {seed}"),
             None => String::new(),
         };
-        writeln!(f, "samaritan found a bug in execution {} (strategy {}{seed})", self.executions, self.strategy)?;
+        match self.replayed {
+            true => writeln!(f, "samaritan replayed a failing schedule (found by strategy {}{seed})", self.strategy)?,
+            false => writeln!(
+                f,
+                "samaritan found a bug in execution {} (strategy {}{seed})",
+                self.executions, self.strategy
+            )?,
+        }
         writeln!(f)?;
         writeln!(f, "{}", self.outcome)?;
         if let Some(shrink) = self.shrink.filter(Shrink::shrank) {
