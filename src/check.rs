@@ -61,6 +61,25 @@ pub enum SearchStrategy {
     HapSet,
 }
 
+impl SearchStrategy {
+    /// The strategy `name` stands for, as `SAMARITAN_STRATEGY` and
+    /// `#[samaritan::test(strategy = "...")]` spell it.
+    pub(crate) fn from_name(name: &str) -> Option<SearchStrategy> {
+        Some(match name {
+            "portfolio" => SearchStrategy::Portfolio,
+            "icb" => SearchStrategy::Icb,
+            "dfs" => SearchStrategy::Dfs,
+            "random" => SearchStrategy::Random,
+            "pct" => SearchStrategy::Pct,
+            "round-robin" => SearchStrategy::RoundRobin,
+            "dpor" => SearchStrategy::Dpor,
+            "cb-por" => SearchStrategy::CbPor,
+            "hapset" => SearchStrategy::HapSet,
+            _ => return None,
+        })
+    }
+}
+
 /// Why an exploration could not start.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,6 +206,9 @@ pub struct Builder {
     /// `SAMARITAN_PROGRESS`, else on.
     pub progress: bool,
     env_error: Option<Error>,
+    /// The test the exploration belongs to, when `#[samaritan::test]`
+    /// names it; else the calling thread's name.
+    test_name: Option<String>,
 }
 
 /// The time budget of an exploration unless `SAMARITAN_MAX_TIME` or
@@ -256,23 +278,15 @@ impl Builder {
     pub(crate) fn with_env(get: &dyn Fn(&str) -> Option<String>) -> Builder {
         let mut err = None;
         let strategy = match get(env::STRATEGY).as_deref().map(str::trim) {
-            None | Some("portfolio") => SearchStrategy::Portfolio,
-            Some("icb") => SearchStrategy::Icb,
-            Some("dfs") => SearchStrategy::Dfs,
-            Some("random") => SearchStrategy::Random,
-            Some("pct") => SearchStrategy::Pct,
-            Some("round-robin") => SearchStrategy::RoundRobin,
-            Some("dpor") => SearchStrategy::Dpor,
-            Some("cb-por") => SearchStrategy::CbPor,
-            Some("hapset") => SearchStrategy::HapSet,
-            Some(other) => {
+            None => SearchStrategy::Portfolio,
+            Some(name) => SearchStrategy::from_name(name).unwrap_or_else(|| {
                 err = Some(Error::InvalidEnv {
                     var: env::STRATEGY,
-                    value: other.to_string(),
+                    value: name.to_string(),
                     expected: "one of portfolio, icb, dfs, dpor, cb-por, hapset, random, pct, round-robin",
                 });
                 SearchStrategy::Portfolio
-            }
+            }),
         };
         let spurious = flag(get, env::SPURIOUS_FAILURES, &mut err);
         let fairness = flag(get, env::FAIRNESS, &mut err);
@@ -314,6 +328,7 @@ impl Builder {
             hapset_file: get(env::HAPSET_FILE).filter(|p| !p.trim().is_empty()).map(PathBuf::from),
             progress,
             env_error: err,
+            test_name: None,
         }
     }
 
@@ -431,6 +446,14 @@ impl Builder {
         self
     }
 
+    /// Names the test the exploration belongs to (`#[samaritan::test]`
+    /// passes its path): its replay command and persisted failures go by
+    /// this name instead of the calling thread's.
+    pub(crate) fn test_name(mut self, name: &str) -> Builder {
+        self.test_name = Some(name.to_string());
+        self
+    }
+
     /// Sets whether weak compare-exchange may fail spuriously.
     pub fn spurious_failures(mut self, on: bool) -> Builder {
         self.spurious_failures = on;
@@ -460,7 +483,7 @@ impl Builder {
         config.spurious_failures = self.spurious_failures;
         config.minimize = self.minimize;
         config.progress = self.progress;
-        config.test_name = current_test();
+        config.test_name = self.current_test();
         config
     }
 
@@ -551,7 +574,8 @@ impl Builder {
         let f = Arc::new(f);
         // Persisted failures belong to the outermost check of a test.
         let nested = samaritan_sim::rt::active();
-        let dir = current_test()
+        let dir = self
+            .current_test()
             .filter(|n| n != "main")
             .filter(|_| self.persist && !nested && self.replay.is_none() && self.env_error.is_none())
             .and_then(|t| persist::dir(&t));
@@ -585,15 +609,17 @@ impl Builder {
     }
 }
 
-/// Returns the test a check or an exploration belongs to: the calling
-/// thread's name, as the test harness sets it; inside an exploration (a
-/// check inside a check, whose thread is an exploring thread), the test of
-/// that exploration.
-fn current_test() -> Option<String> {
-    if samaritan_sim::rt::active() {
-        samaritan_sim::rt::test_name()
-    } else {
-        std::thread::current().name().map(str::to_string)
+impl Builder {
+    /// Returns the test a check or an exploration belongs to: the name
+    /// `#[samaritan::test]` gave, else the calling thread's name, as the
+    /// test harness sets it; inside an exploration (a check inside a check,
+    /// whose thread is an exploring thread), the test of that exploration.
+    fn current_test(&self) -> Option<String> {
+        if samaritan_sim::rt::active() {
+            samaritan_sim::rt::test_name()
+        } else {
+            self.test_name.clone().or_else(|| std::thread::current().name().map(str::to_string))
+        }
     }
 }
 

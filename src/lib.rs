@@ -120,6 +120,9 @@
 //! ```
 #![doc(test(attr(deny(warnings))))]
 
+#[doc(hidden)]
+#[path = "test_attr.rs"]
+pub mod __private;
 #[cfg(feature = "sim")]
 mod check;
 pub mod coverage;
@@ -150,6 +153,38 @@ pub use samaritan_sim::{
     BlockedActor, Budget, CycleStep, Deadlock, Failure, Op, Outcome, RaceAccess, Report, Schedule, Shrink, Size,
     TokenError, Trace, TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
 };
+
+/// Declares a test whose body samaritan explores under the `sim` feature
+/// (an `async fn` as the main task of [`executor`]), and that runs once,
+/// as a plain `#[test]`, without it.
+///
+/// ```
+/// #[samaritan::test]
+/// fn two_increments() {
+///     use samaritan::sync::atomic::{AtomicUsize, Ordering};
+///     use samaritan::sync::Arc;
+///
+///     let n = Arc::new(AtomicUsize::new(0));
+///     let m = n.clone();
+///     let t = samaritan::thread::spawn(move || {
+///         m.fetch_add(1, Ordering::SeqCst);
+///     });
+///     n.fetch_add(1, Ordering::SeqCst);
+///     t.join().unwrap();
+///     assert_eq!(n.load(Ordering::SeqCst), 2);
+/// }
+///
+/// #[samaritan::test(strategy = "dpor", max_executions = 1000)]
+/// async fn a_task_returns_its_output() {
+///     let task = samaritan::executor::spawn(async { 6 * 7 });
+///     assert_eq!(task.await.unwrap(), 42);
+/// }
+/// ```
+///
+/// When a test fails under `sim`, the report ends with the command that
+/// replays the failing schedule and runs only this test:
+/// `SAMARITAN_REPLAY=<token> cargo test two_increments -- --exact`.
+pub use samaritan_macros::test;
 
 pub use samaritan_runtime::{executor, time};
 pub use samaritan_runtime::{hint, thread, thread_local};
