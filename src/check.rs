@@ -141,6 +141,37 @@ impl From<TokenError> for Error {
 
 /// Configures an exploration. Every setting defaults from its `SAMARITAN_*`
 /// environment variable (see [`crate::env`]).
+///
+/// [`Builder::check`] panics with the report of a failure, as [`check`]
+/// does; [`Builder::explore`] returns the [`Report`] for code to read.
+///
+/// ```
+/// use samaritan::sync::atomic::{AtomicUsize, Ordering};
+/// use samaritan::sync::Arc;
+/// use samaritan::{thread, Builder, Outcome, SearchStrategy};
+///
+/// // Two threads each add one: DFS explores every order of the steps.
+/// let report = Builder::new()
+///     .strategy(SearchStrategy::Dfs)
+///     .max_executions(100)
+///     .explore(|| {
+///         let n = Arc::new(AtomicUsize::new(0));
+///         let handles: Vec<_> = (0..2)
+///             .map(|_| {
+///                 let n = n.clone();
+///                 thread::spawn(move || {
+///                     n.fetch_add(1, Ordering::SeqCst);
+///                 })
+///             })
+///             .collect();
+///         for h in handles {
+///             h.join().unwrap();
+///         }
+///         assert_eq!(n.load(Ordering::SeqCst), 2);
+///     })
+///     .unwrap();
+/// assert_eq!((report.outcome, report.executions, report.exhausted), (Outcome::Pass, 5, true));
+/// ```
 #[non_exhaustive]
 #[derive(Clone, Debug)]
 pub struct Builder {
@@ -364,8 +395,7 @@ impl Builder {
         self
     }
 
-    /// Sets the bug depth PCT looks for, from 1 to 64
-    /// ([`samaritan_strategies::Pct::MAX_DEPTH`]); another depth makes
+    /// Sets the bug depth PCT looks for, from 1 to 64; another depth makes
     /// [`Builder::explore`] and [`Builder::check`] fail with
     /// [`Error::InvalidSetting`].
     pub fn pct_depth(mut self, depth: u32) -> Builder {
@@ -374,9 +404,8 @@ impl Builder {
     }
 
     /// Sets the step bound per execution: at least 1 (0 is an
-    /// [`Error::InvalidSetting`]); a bound above 16777216
-    /// ([`samaritan_sim::MAX_STEPS`], the longest schedule a replay token
-    /// may hold) counts as that.
+    /// [`Error::InvalidSetting`]); a bound above 16777216 (2^24, the
+    /// longest schedule a replay token may hold) counts as that.
     pub fn max_steps(mut self, steps: u64) -> Builder {
         self.max_steps = steps;
         self
@@ -646,7 +675,32 @@ fn pass_note(report: &Report) {
 
 /// Explores every schedule of `f` and panics with a report if one fails.
 ///
-/// With `SAMARITAN_REPLAY` set, replays that one schedule instead.
+/// With `SAMARITAN_REPLAY` set, replays that one schedule instead. The
+/// settings default from the `SAMARITAN_*` variables ([`crate::env`]);
+/// [`Builder::check`] sets them in code. Without `sim`, `check` runs `f`
+/// once.
+///
+/// ```
+/// use samaritan::executor;
+/// use samaritan::sync::{Arc, Mutex};
+///
+/// // Two tasks on samaritan's executor: every order of their steps.
+/// samaritan::check(|| {
+///     let total = Arc::new(Mutex::new(0));
+///     executor::block_on(async {
+///         let tasks: Vec<_> = (1..=2)
+///             .map(|i| {
+///                 let total = total.clone();
+///                 executor::spawn(async move { *total.lock().unwrap() += i })
+///             })
+///             .collect();
+///         for t in tasks {
+///             t.await.unwrap();
+///         }
+///     });
+///     assert_eq!(*total.lock().unwrap(), 3);
+/// });
+/// ```
 #[track_caller]
 pub fn check<F>(f: F)
 where
@@ -657,6 +711,35 @@ where
 
 /// Replays the schedule in `token` on `f`; panics with the report if the
 /// replayed execution fails, or the token is bad or does not fit `f`.
+///
+/// The token is the one a failure's report prints (`replay token: ...`);
+/// `SAMARITAN_REPLAY=<token>` does the same for [`check`].
+///
+/// ```
+/// use samaritan::sync::atomic::{AtomicUsize, Ordering};
+/// use samaritan::sync::Arc;
+/// use samaritan::{thread, Builder, SearchStrategy};
+///
+/// fn lost_update() {
+///     let n = Arc::new(AtomicUsize::new(0));
+///     let m = n.clone();
+///     let t = thread::spawn(move || {
+///         let seen = m.load(Ordering::SeqCst);
+///         m.store(seen + 1, Ordering::SeqCst);
+///     });
+///     let seen = n.load(Ordering::SeqCst);
+///     n.store(seen + 1, Ordering::SeqCst);
+///     t.join().unwrap();
+///     assert_eq!(n.load(Ordering::SeqCst), 2, "an increment was lost");
+/// }
+///
+/// let found = Builder::new().strategy(SearchStrategy::Dfs).explore(lost_update).unwrap();
+/// let token = found.failure.unwrap().token;
+/// // The failing schedule again, every time.
+/// let replayed = std::panic::catch_unwind(|| samaritan::replay(&token, lost_update));
+/// let message = *replayed.unwrap_err().downcast::<String>().unwrap();
+/// assert!(message.contains("an increment was lost"), "{message}");
+/// ```
 #[track_caller]
 pub fn replay<F>(token: &str, f: F)
 where

@@ -82,6 +82,7 @@ pub fn trace(report: &Report) -> String {
 /// ([`snapshot::trace`](crate::snapshot::trace)): `assert_trace_snapshot!(report)`
 /// or `assert_trace_snapshot!("name", report)`.
 #[cfg(feature = "insta")]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "sim", feature = "insta"))))]
 #[macro_export]
 macro_rules! assert_trace_snapshot {
     ($report:expr) => {
@@ -97,6 +98,7 @@ macro_rules! assert_trace_snapshot {
 /// `assert_summary_snapshot!(report)` or
 /// `assert_summary_snapshot!("name", report)`.
 #[cfg(feature = "insta")]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "sim", feature = "insta"))))]
 #[macro_export]
 macro_rules! assert_summary_snapshot {
     ($report:expr) => {
