@@ -61,6 +61,25 @@ pub enum SearchStrategy {
     HapSet,
 }
 
+impl SearchStrategy {
+    /// The strategy `name` stands for, as `SAMARITAN_STRATEGY` and
+    /// `#[samaritan::test(strategy = "...")]` spell it.
+    pub(crate) fn from_name(name: &str) -> Option<SearchStrategy> {
+        Some(match name {
+            "portfolio" => SearchStrategy::Portfolio,
+            "icb" => SearchStrategy::Icb,
+            "dfs" => SearchStrategy::Dfs,
+            "random" => SearchStrategy::Random,
+            "pct" => SearchStrategy::Pct,
+            "round-robin" => SearchStrategy::RoundRobin,
+            "dpor" => SearchStrategy::Dpor,
+            "cb-por" => SearchStrategy::CbPor,
+            "hapset" => SearchStrategy::HapSet,
+            _ => return None,
+        })
+    }
+}
+
 /// Why an exploration could not start.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,6 +141,37 @@ impl From<TokenError> for Error {
 
 /// Configures an exploration. Every setting defaults from its `SAMARITAN_*`
 /// environment variable (see [`crate::env`]).
+///
+/// [`Builder::check`] panics with the report of a failure, as [`check`]
+/// does; [`Builder::explore`] returns the [`Report`] for code to read.
+///
+/// ```
+/// use samaritan::sync::atomic::{AtomicUsize, Ordering};
+/// use samaritan::sync::Arc;
+/// use samaritan::{thread, Builder, Outcome, SearchStrategy};
+///
+/// // Two threads each add one: DFS explores every order of the steps.
+/// let report = Builder::new()
+///     .strategy(SearchStrategy::Dfs)
+///     .max_executions(100)
+///     .explore(|| {
+///         let n = Arc::new(AtomicUsize::new(0));
+///         let handles: Vec<_> = (0..2)
+///             .map(|_| {
+///                 let n = n.clone();
+///                 thread::spawn(move || {
+///                     n.fetch_add(1, Ordering::SeqCst);
+///                 })
+///             })
+///             .collect();
+///         for h in handles {
+///             h.join().unwrap();
+///         }
+///         assert_eq!(n.load(Ordering::SeqCst), 2);
+///     })
+///     .unwrap();
+/// assert_eq!((report.outcome, report.executions, report.exhausted), (Outcome::Pass, 5, true));
+/// ```
 #[non_exhaustive]
 #[derive(Clone, Debug)]
 pub struct Builder {
@@ -187,6 +237,9 @@ pub struct Builder {
     /// `SAMARITAN_PROGRESS`, else on.
     pub progress: bool,
     env_error: Option<Error>,
+    /// The test the exploration belongs to, when `#[samaritan::test]`
+    /// names it; else the calling thread's name.
+    test_name: Option<String>,
 }
 
 /// The time budget of an exploration unless `SAMARITAN_MAX_TIME` or
@@ -256,23 +309,15 @@ impl Builder {
     pub(crate) fn with_env(get: &dyn Fn(&str) -> Option<String>) -> Builder {
         let mut err = None;
         let strategy = match get(env::STRATEGY).as_deref().map(str::trim) {
-            None | Some("portfolio") => SearchStrategy::Portfolio,
-            Some("icb") => SearchStrategy::Icb,
-            Some("dfs") => SearchStrategy::Dfs,
-            Some("random") => SearchStrategy::Random,
-            Some("pct") => SearchStrategy::Pct,
-            Some("round-robin") => SearchStrategy::RoundRobin,
-            Some("dpor") => SearchStrategy::Dpor,
-            Some("cb-por") => SearchStrategy::CbPor,
-            Some("hapset") => SearchStrategy::HapSet,
-            Some(other) => {
+            None => SearchStrategy::Portfolio,
+            Some(name) => SearchStrategy::from_name(name).unwrap_or_else(|| {
                 err = Some(Error::InvalidEnv {
                     var: env::STRATEGY,
-                    value: other.to_string(),
+                    value: name.to_string(),
                     expected: "one of portfolio, icb, dfs, dpor, cb-por, hapset, random, pct, round-robin",
                 });
                 SearchStrategy::Portfolio
-            }
+            }),
         };
         let spurious = flag(get, env::SPURIOUS_FAILURES, &mut err);
         let fairness = flag(get, env::FAIRNESS, &mut err);
@@ -314,6 +359,7 @@ impl Builder {
             hapset_file: get(env::HAPSET_FILE).filter(|p| !p.trim().is_empty()).map(PathBuf::from),
             progress,
             env_error: err,
+            test_name: None,
         }
     }
 
@@ -349,8 +395,7 @@ impl Builder {
         self
     }
 
-    /// Sets the bug depth PCT looks for, from 1 to 64
-    /// ([`samaritan_strategies::Pct::MAX_DEPTH`]); another depth makes
+    /// Sets the bug depth PCT looks for, from 1 to 64; another depth makes
     /// [`Builder::explore`] and [`Builder::check`] fail with
     /// [`Error::InvalidSetting`].
     pub fn pct_depth(mut self, depth: u32) -> Builder {
@@ -359,9 +404,8 @@ impl Builder {
     }
 
     /// Sets the step bound per execution: at least 1 (0 is an
-    /// [`Error::InvalidSetting`]); a bound above 16777216
-    /// ([`samaritan_sim::MAX_STEPS`], the longest schedule a replay token
-    /// may hold) counts as that.
+    /// [`Error::InvalidSetting`]); a bound above 16777216 (2^24, the
+    /// longest schedule a replay token may hold) counts as that.
     pub fn max_steps(mut self, steps: u64) -> Builder {
         self.max_steps = steps;
         self
@@ -431,6 +475,14 @@ impl Builder {
         self
     }
 
+    /// Names the test the exploration belongs to (`#[samaritan::test]`
+    /// passes its path): its replay command and persisted failures go by
+    /// this name instead of the calling thread's.
+    pub(crate) fn test_name(mut self, name: &str) -> Builder {
+        self.test_name = Some(name.to_string());
+        self
+    }
+
     /// Sets whether weak compare-exchange may fail spuriously.
     pub fn spurious_failures(mut self, on: bool) -> Builder {
         self.spurious_failures = on;
@@ -460,7 +512,7 @@ impl Builder {
         config.spurious_failures = self.spurious_failures;
         config.minimize = self.minimize;
         config.progress = self.progress;
-        config.test_name = current_test();
+        config.test_name = self.current_test();
         config
     }
 
@@ -565,7 +617,8 @@ impl Builder {
         let f = Arc::new(f);
         // Persisted failures belong to the outermost check of a test.
         let nested = samaritan_sim::rt::active();
-        let dir = current_test()
+        let dir = self
+            .current_test()
             .filter(|n| n != "main")
             .filter(|_| self.persist && !nested && self.replay.is_none() && self.env_error.is_none())
             .and_then(|t| persist::dir(&t));
@@ -617,15 +670,17 @@ impl Builder {
     }
 }
 
-/// Returns the test a check or an exploration belongs to: the calling
-/// thread's name, as the test harness sets it; inside an exploration (a
-/// check inside a check, whose thread is an exploring thread), the test of
-/// that exploration.
-fn current_test() -> Option<String> {
-    if samaritan_sim::rt::active() {
-        samaritan_sim::rt::test_name()
-    } else {
-        std::thread::current().name().map(str::to_string)
+impl Builder {
+    /// Returns the test a check or an exploration belongs to: the name
+    /// `#[samaritan::test]` gave, else the calling thread's name, as the
+    /// test harness sets it; inside an exploration (a check inside a check,
+    /// whose thread is an exploring thread), the test of that exploration.
+    fn current_test(&self) -> Option<String> {
+        if samaritan_sim::rt::active() {
+            samaritan_sim::rt::test_name()
+        } else {
+            self.test_name.clone().or_else(|| std::thread::current().name().map(str::to_string))
+        }
     }
 }
 
@@ -652,7 +707,32 @@ fn pass_note(report: &Report) {
 
 /// Explores every schedule of `f` and panics with a report if one fails.
 ///
-/// With `SAMARITAN_REPLAY` set, replays that one schedule instead.
+/// With `SAMARITAN_REPLAY` set, replays that one schedule instead. The
+/// settings default from the `SAMARITAN_*` variables ([`crate::env`]);
+/// [`Builder::check`] sets them in code. Without `sim`, `check` runs `f`
+/// once.
+///
+/// ```
+/// use samaritan::executor;
+/// use samaritan::sync::{Arc, Mutex};
+///
+/// // Two tasks on samaritan's executor: every order of their steps.
+/// samaritan::check(|| {
+///     let total = Arc::new(Mutex::new(0));
+///     executor::block_on(async {
+///         let tasks: Vec<_> = (1..=2)
+///             .map(|i| {
+///                 let total = total.clone();
+///                 executor::spawn(async move { *total.lock().unwrap() += i })
+///             })
+///             .collect();
+///         for t in tasks {
+///             t.await.unwrap();
+///         }
+///     });
+///     assert_eq!(*total.lock().unwrap(), 3);
+/// });
+/// ```
 #[track_caller]
 pub fn check<F>(f: F)
 where
@@ -663,6 +743,35 @@ where
 
 /// Replays the schedule in `token` on `f`; panics with the report if the
 /// replayed execution fails, or the token is bad or does not fit `f`.
+///
+/// The token is the one a failure's report prints (`replay token: ...`);
+/// `SAMARITAN_REPLAY=<token>` does the same for [`check`].
+///
+/// ```
+/// use samaritan::sync::atomic::{AtomicUsize, Ordering};
+/// use samaritan::sync::Arc;
+/// use samaritan::{thread, Builder, SearchStrategy};
+///
+/// fn lost_update() {
+///     let n = Arc::new(AtomicUsize::new(0));
+///     let m = n.clone();
+///     let t = thread::spawn(move || {
+///         let seen = m.load(Ordering::SeqCst);
+///         m.store(seen + 1, Ordering::SeqCst);
+///     });
+///     let seen = n.load(Ordering::SeqCst);
+///     n.store(seen + 1, Ordering::SeqCst);
+///     t.join().unwrap();
+///     assert_eq!(n.load(Ordering::SeqCst), 2, "an increment was lost");
+/// }
+///
+/// let found = Builder::new().strategy(SearchStrategy::Dfs).explore(lost_update).unwrap();
+/// let token = found.failure.unwrap().token;
+/// // The failing schedule again, every time.
+/// let replayed = std::panic::catch_unwind(|| samaritan::replay(&token, lost_update));
+/// let message = *replayed.unwrap_err().downcast::<String>().unwrap();
+/// assert!(message.contains("an increment was lost"), "{message}");
+/// ```
 #[track_caller]
 pub fn replay<F>(token: &str, f: F)
 where

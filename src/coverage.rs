@@ -1,6 +1,6 @@
 //! State coverage: a test names the abstract state it is in, and an
 //! exploration counts the distinct states it reached
-//! ([`Report::states`](crate::Report) under `sim`).
+//! (`Report::states` under `sim`).
 //!
 //! The state is whatever the test says it is: a hash of the variables that
 //! matter, canonicalized as the test sees fit (the fair paper's Table 2

@@ -3,6 +3,24 @@
 //! A value that cannot be read, or is out of the range given here, makes
 //! `explore`, `replay` and `check` fail with an error naming the variable
 //! and what it should be (`Error::InvalidEnv`), never a silent default.
+//!
+//! A setting made in code ([`Builder`](crate::Builder)'s setters, or an
+//! argument of `#[samaritan::test]`) wins over its variable.
+//!
+//! ```
+//! use samaritan::{env, Builder, SearchStrategy};
+//!
+//! // As `SAMARITAN_STRATEGY=dfs SAMARITAN_MAX_EXECUTIONS=10 cargo test` would.
+//! std::env::set_var(env::STRATEGY, "dfs");
+//! std::env::set_var(env::MAX_EXECUTIONS, "10");
+//! let builder = Builder::new();
+//! assert_eq!((builder.strategy, builder.max_executions), (SearchStrategy::Dfs, Some(10)));
+//!
+//! // A value that cannot be used is an error that names the variable.
+//! std::env::set_var(env::MAX_STEPS, "lots");
+//! let err = Builder::new().explore(|| {}).unwrap_err();
+//! assert_eq!(err.to_string(), "SAMARITAN_MAX_STEPS=\"lots\" is invalid: expected a number of steps, at least 1");
+//! ```
 
 /// Strategy: `portfolio` (default: cb-por at rising preemption bounds
 /// interleaved with PCT and random search), `icb` (iterative context

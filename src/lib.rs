@@ -28,6 +28,15 @@
 //! once per schedule until every schedule has been explored or one fails,
 //! and a failure panics with a trace and a replay token.
 //!
+//! # `#[samaritan::test]`
+//!
+//! The [`test`] attribute writes the `check` for you: `#[samaritan::test]`
+//! on a `fn` explores its body, on an `async fn` runs the body as the main
+//! task of samaritan's [`executor`] inside the exploration, and arguments
+//! set the [`Builder`](#configuring) (`#[samaritan::test(strategy = "dpor",
+//! preemptions = 3)]`). Without `sim` it is a plain `#[test]`. A failure's
+//! replay command names the test, under `cargo test` and cargo-nextest.
+//!
 //! # What a failure looks like
 //!
 //! Every failure names its verdict — a panic (thread, message, location),
@@ -119,11 +128,18 @@
 //! });
 //! ```
 #![doc(test(attr(deny(warnings))))]
+// The "Available on crate feature sim only" badges on docs.rs (nightly
+// rustdoc, `--cfg docsrs`); stable builds never see the feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[doc(hidden)]
+#[path = "test_attr.rs"]
+pub mod __private;
 #[cfg(feature = "sim")]
 mod check;
 pub mod coverage;
 #[cfg(feature = "sim")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub mod env;
 #[cfg(feature = "sim")]
 mod foreign;
@@ -132,6 +148,7 @@ mod limits;
 #[cfg(feature = "sim")]
 mod persist;
 #[cfg(feature = "sim")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub mod snapshot;
 
 #[cfg(all(feature = "sim", feature = "insta"))]
@@ -140,16 +157,92 @@ pub use insta as __insta;
 #[cfg(not(feature = "sim"))]
 mod production;
 
+// `check` is in both modes: the badge that its `sim` version's `cfg`
+// would earn it is wrong.
 #[cfg(feature = "sim")]
-pub use check::{check, replay, Builder, Error, SearchStrategy};
+#[cfg_attr(docsrs, doc(auto_cfg = false))]
+pub use check::check;
+#[cfg(feature = "sim")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
+pub use check::{replay, Builder, Error, SearchStrategy};
 #[cfg(not(feature = "sim"))]
 pub use production::check;
 
 #[cfg(feature = "sim")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub use samaritan_sim::{
-    BlockedActor, Budget, CycleStep, Deadlock, Failure, Op, Outcome, RaceAccess, Report, Schedule, Shrink, Size,
-    TokenError, Trace, TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
+    BlockedActor, Budget, CycleStep, Deadlock, Failure, Op, Outcome, RaceAccess, Schedule, Shrink, Size, TokenError,
+    Trace, TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
 };
+
+/// What [`Builder::explore`] returns (and what [`check`] panics with on a
+/// failure): the verdict, what was covered, and for a failure the trace,
+/// token and replay command. Its `Display` is the report a person reads.
+///
+/// ```
+/// use samaritan::sync::atomic::{AtomicUsize, Ordering};
+/// use samaritan::sync::Arc;
+/// use samaritan::{thread, Builder, Outcome, SearchStrategy};
+///
+/// /// Two threads increment with a load and a store: an update can be lost.
+/// fn lost_update() {
+///     let n = Arc::new(AtomicUsize::new(0));
+///     let m = n.clone();
+///     let t = thread::spawn(move || {
+///         let seen = m.load(Ordering::SeqCst);
+///         m.store(seen + 1, Ordering::SeqCst);
+///     });
+///     let seen = n.load(Ordering::SeqCst);
+///     n.store(seen + 1, Ordering::SeqCst);
+///     t.join().unwrap();
+///     assert_eq!(n.load(Ordering::SeqCst), 2, "an increment was lost");
+/// }
+///
+/// let report = Builder::new().strategy(SearchStrategy::Dfs).explore(lost_update).unwrap();
+/// assert!(report.is_failure());
+/// assert!(matches!(report.outcome, Outcome::Panic { .. }));
+/// let text = report.to_string();
+/// assert!(text.starts_with("samaritan found a bug"), "{text}");
+/// assert!(text.contains("an increment was lost"));
+/// // The token in the report replays the failing schedule.
+/// let token = &report.failure.as_ref().unwrap().token;
+/// assert!(text.contains(&format!("replay token: {token}")));
+/// ```
+#[cfg(feature = "sim")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
+pub use samaritan_sim::Report;
+
+/// Declares a test whose body samaritan explores under the `sim` feature
+/// (an `async fn` as the main task of [`executor`]), and that runs once,
+/// as a plain `#[test]`, without it.
+///
+/// ```
+/// #[samaritan::test]
+/// fn two_increments() {
+///     use samaritan::sync::atomic::{AtomicUsize, Ordering};
+///     use samaritan::sync::Arc;
+///
+///     let n = Arc::new(AtomicUsize::new(0));
+///     let m = n.clone();
+///     let t = samaritan::thread::spawn(move || {
+///         m.fetch_add(1, Ordering::SeqCst);
+///     });
+///     n.fetch_add(1, Ordering::SeqCst);
+///     t.join().unwrap();
+///     assert_eq!(n.load(Ordering::SeqCst), 2);
+/// }
+///
+/// #[samaritan::test(strategy = "dpor", max_executions = 1000)]
+/// async fn a_task_returns_its_output() {
+///     let task = samaritan::executor::spawn(async { 6 * 7 });
+///     assert_eq!(task.await.unwrap(), 42);
+/// }
+/// ```
+///
+/// When a test fails under `sim`, the report ends with the command that
+/// replays the failing schedule and runs only this test:
+/// `SAMARITAN_REPLAY=<token> cargo test two_increments -- --exact`.
+pub use samaritan_macros::test;
 
 pub use samaritan_runtime::{executor, time};
 pub use samaritan_runtime::{hint, thread, thread_local};

@@ -140,6 +140,7 @@ fn redact_positions(text: &str) -> String {
 /// ([`snapshot::trace`](crate::snapshot::trace)): `assert_trace_snapshot!(report)`
 /// or `assert_trace_snapshot!("name", report)`.
 #[cfg(feature = "insta")]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "sim", feature = "insta"))))]
 #[macro_export]
 macro_rules! assert_trace_snapshot {
     ($report:expr) => {
@@ -171,6 +172,7 @@ macro_rules! assert_redacted_trace_snapshot {
 /// `assert_summary_snapshot!(report)` or
 /// `assert_summary_snapshot!("name", report)`.
 #[cfg(feature = "insta")]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "sim", feature = "insta"))))]
 #[macro_export]
 macro_rules! assert_summary_snapshot {
     ($report:expr) => {

@@ -132,7 +132,8 @@ impl Op {
     }
 
     /// Returns how the operation touches its object, for the dependency
-    /// relation of partial-order reduction ([`Footprint::dependent`]).
+    /// relation of partial-order reduction (`Footprint::dependent` in
+    /// `samaritan-sim`).
     pub fn access(self) -> Access {
         match self {
             // Nothing shared changes (sequentially consistent simulation:

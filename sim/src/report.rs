@@ -28,8 +28,8 @@ pub struct Report {
     pub outcome: Outcome,
     /// Executions run, pruned ones included.
     pub executions: u64,
-    /// Executions the strategy cut short as redundant
-    /// ([`ChoiceError::Redundant`](crate::ChoiceError::Redundant)): counted
+    /// Executions the strategy cut short as redundant (the strategy
+    /// returned `ChoiceError::Redundant`, as DPOR does): counted
     /// in `executions`, neither passes nor failures.
     pub pruned: u64,
     /// Whether the strategy covered its whole search space.
@@ -56,11 +56,12 @@ pub struct Report {
     /// every execution that reached a new state, then at the end.
     pub coverage: Vec<(u64, u64)>,
     /// How much the failing schedule was shrunk before it was reported,
-    /// when it was minimized ([`Config::minimize`]).
+    /// when it was minimized (`samaritan::Builder::minimize`,
+    /// `SAMARITAN_MINIMIZE`; on by default).
     pub shrink: Option<Shrink>,
     /// For a coverage-guided search (HaPSet): the predecessor pairs
     /// covered at the end, loaded ones included
-    /// ([`Strategy::coverage_pairs`](crate::Strategy::coverage_pairs)).
+    /// (the strategy's `coverage_pairs`).
     pub hapset_pairs: Option<u64>,
     /// For a portfolio: the executions its randomized parts ran, counted
     /// in `executions` (the rest are the systematic part's).
@@ -82,9 +83,11 @@ pub struct Report {
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Budget {
-    /// A number of executions ([`Config::max_executions`](crate::Config::max_executions)).
+    /// A number of executions (`samaritan::Builder::max_executions`,
+    /// `SAMARITAN_MAX_EXECUTIONS`).
     Executions(u64),
-    /// A length of time ([`Config::max_time`](crate::Config::max_time)).
+    /// A length of time (`samaritan::Builder::max_time`,
+    /// `SAMARITAN_MAX_TIME`).
     Time(Duration),
 }
 

@@ -93,8 +93,8 @@ pub enum TokenError {
         /// The choices it holds.
         choices: u64,
         /// The most it may hold: the step bound of the replay
-        /// ([`Schedule::from_token_within`]), at most
-        /// [`MAX_STEPS`](crate::MAX_STEPS).
+        /// ([`Schedule::from_token_within`]), at most 16777216 (2^24,
+        /// the longest schedule).
         max: u64,
     },
     /// A number in the token is too large for what it encodes (a choice
@@ -176,14 +176,14 @@ impl Schedule {
         token
     }
 
-    /// Reads a replay token of at most [`MAX_STEPS`](crate::MAX_STEPS)
-    /// choices (see [`Schedule::from_token_within`]).
+    /// Reads a replay token of at most 16777216 (2^24, the longest
+    /// schedule) choices (see [`Schedule::from_token_within`]).
     pub fn from_token(token: &str) -> Result<Schedule, TokenError> {
         Schedule::from_token_within(token, crate::config::MAX_STEPS)
     }
 
     /// Reads a replay token for a replay whose executions take at most
-    /// `max_steps` steps (capped at [`MAX_STEPS`](crate::MAX_STEPS)): a
+    /// `max_steps` steps (capped at 16777216, the longest schedule): a
     /// token with more choices than that cannot fit the program, and is
     /// refused ([`TokenError::TooLong`]) before its choices are expanded,
     /// so what reading allocates is bounded by the step bound, not by the

@@ -22,7 +22,9 @@
 //! checks.
 //!
 //! ```
-//! use samaritan_sync::cell::UnsafeCell;
+//! # // Read as `samaritan::cell`, which re-exports this module.
+//! # extern crate samaritan_sync as samaritan;
+//! use samaritan::cell::UnsafeCell;
 //!
 //! let cell = UnsafeCell::new(1);
 //! cell.with_mut(|p| unsafe { *p += 1 });

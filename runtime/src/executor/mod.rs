@@ -2,7 +2,10 @@
 //! runtime and a current-thread one.
 //!
 //! ```
-//! use samaritan_runtime::executor::{self, Builder};
+//! # // The documentation is read as `samaritan::executor`; this crate is
+//! # // what `samaritan` re-exports there.
+//! # extern crate samaritan_runtime as samaritan;
+//! use samaritan::executor::{self, Builder};
 //!
 //! let rt = Builder::multi_thread().worker_threads(2).build().unwrap();
 //! let sum = rt.block_on(async {

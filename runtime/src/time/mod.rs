@@ -2,8 +2,11 @@
 //! [`interval`], on a real timer thread.
 //!
 //! ```
+//! # // The documentation is read as `samaritan::time`; this crate is
+//! # // what `samaritan` re-exports there.
+//! # extern crate samaritan_runtime as samaritan;
 //! use std::time::Duration;
-//! use samaritan_runtime::{executor, time};
+//! use samaritan::{executor, time};
 //!
 //! executor::block_on(async {
 //!     time::sleep(Duration::from_millis(1)).await;
@@ -19,7 +22,7 @@
 //!
 //! Under the `sim` feature, outside an exploration this is the production
 //! timer. Inside one, time is virtual: a sleep's first poll is a yielding
-//! [`Op::Sleep`](samaritan_sim::Op::Sleep) step that arms an engine timer
+//! `Op::Sleep` step (`samaritan::Op`) that arms an engine timer
 //! at its virtual deadline and returns `Pending`; when no actor can run,
 //! the engine's clock jumps to the earliest deadline and wakes the task
 //! that armed it. So a sleep lasts exactly its duration in virtual time and
