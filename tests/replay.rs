@@ -269,7 +269,10 @@ fn a_token_survives_code_that_only_moved() {
     let token = found.token().expect("the bug is found").to_string();
     let moved = Builder::new().replay(&token, lost_update_moved).unwrap();
     assert!(moved.is_failure(), "{moved}");
-    assert!(moved.to_string().starts_with("samaritan replayed a failing schedule (found by strategy portfolio/"), "{moved}");
+    assert!(
+        moved.to_string().starts_with("samaritan replayed a failing schedule (found by strategy portfolio/"),
+        "{moved}"
+    );
     // Nothing positional is in a token: the replay's is the same.
     assert_eq!(moved.token(), Some(token.as_str()));
     let (then, now) = (&found.failure.as_ref().unwrap().trace, &moved.failure.as_ref().unwrap().trace);
