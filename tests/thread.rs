@@ -207,7 +207,7 @@ mod sim {
 
     use samaritan::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use samaritan::sync::Arc;
-    use samaritan::{Builder, Deadlock, Outcome};
+    use samaritan::{Builder, Deadlock, Outcome, SearchStrategy};
 
     /// Asserts that DFS finds a deadlock in `f` within `executions`
     /// executions, that its token replays to the same deadlock, and returns
@@ -236,10 +236,13 @@ mod sim {
     fn park_and_unpark_in_both_orders() {
         let orders = StdArc::new([StdAtomicUsize::new(0), StdAtomicUsize::new(0)]);
         let seen = orders.clone();
-        // main: spawn S, unpark U, join J; t1: store W, park P (enabled once
-        // the token is set, so after U). After S, t1 waits at W: DFS tries
-        // main first. U then W P J: the token is there before t1 parks.
-        // W then U P J: t1 blocks in P until U. Two executions.
+        // main: spawn S, unpark U, join J; t1: store W, then chooses
+        // whether its park wakes spuriously, park P (enabled once the token
+        // is set, so after U, unless spurious). After S, t1 waits at W: DFS
+        // tries main first. U then W P J: the token is there before t1
+        // parks, either choice (2). W then U P J: t1 blocks in P until U
+        // (1); or P is spurious, before or after U (2). Five executions,
+        // two of them with the unpark before the parker arrived.
         check_exhausts(
             move || {
                 let arrived = Arc::new(AtomicBool::new(false));
@@ -255,22 +258,50 @@ mod sim {
                 seen[usize::from(arrived_first.load(StdOrdering::SeqCst))].fetch_add(1, StdOrdering::SeqCst);
                 handle.join().unwrap();
             },
-            2,
+            5,
         );
         let counts = [orders[0].load(StdOrdering::SeqCst), orders[1].load(StdOrdering::SeqCst)];
-        assert_eq!(counts, [1, 1], "unpark before the parker arrived, after it");
+        assert_eq!(counts, [2, 3], "unpark before the parker arrived, after it");
     }
 
     #[test]
     fn an_unpark_of_oneself_lets_the_next_park_through() {
-        // One thread: U then P, no alternatives.
+        // One thread: U then P, which may wake spuriously or take the
+        // token: two executions, one thread.
         check_exhausts(
             || {
                 thread::current().unpark();
                 thread::park();
             },
-            1,
+            2,
         );
+    }
+
+    #[test]
+    fn park_may_wake_spuriously() {
+        // main: S, W (store), U, J; t1 parks once (P) and assumes the
+        // unpark came (no loop on the flag, which std's docs warn
+        // against), reading the flag (L). t1 chooses first whether P is
+        // spurious. No: P waits for U, one schedule, passes. Yes: P is
+        // always enabled; after W, U P L, P U L and P L U pass; before W,
+        // P L reads false: the fifth execution fails.
+        let body = || {
+            let flag = Arc::new(AtomicBool::new(false));
+            let theirs = flag.clone();
+            let handle = thread::spawn(move || {
+                thread::park();
+                assert!(theirs.load(Ordering::SeqCst), "woke without an unpark");
+            });
+            flag.store(true, Ordering::SeqCst);
+            handle.thread().unpark();
+            handle.join().unwrap();
+        };
+        let report = dfs(body);
+        let Outcome::Panic { message, .. } = &report.outcome else { panic!("{report}") };
+        assert_eq!((message.as_str(), report.executions), ("woke without an unpark", 5), "{report}");
+        // Without spurious wake-ups: S W U P L J, one schedule.
+        let report = Builder::new().strategy(SearchStrategy::Dfs).spurious_failures(false).explore(body).unwrap();
+        assert_eq!((&report.outcome, report.executions), (&Outcome::Pass, 1), "{report}");
     }
 
     #[test]
@@ -316,7 +347,8 @@ mod sim {
         let seen = outcomes.clone();
         // main: S, U, J; t1: T (park_timeout, always enabled), then, if it
         // timed out, P. After S: U first, then T takes the token (J waits);
-        // or T first and times out, then U, and P takes the token. Two.
+        // or T first and times out, then U, and P takes the token; or P is
+        // spurious, before or after U. Four, three of them timed out.
         check_exhausts(
             move || {
                 let unparked = StdArc::new(StdAtomicBool::new(false));
@@ -335,10 +367,10 @@ mod sim {
                 unparked.store(true, StdOrdering::SeqCst);
                 handle.join().unwrap();
             },
-            2,
+            4,
         );
         let counts = [outcomes[0].load(StdOrdering::SeqCst), outcomes[1].load(StdOrdering::SeqCst)];
-        assert_eq!(counts, [1, 1], "timed out once, unparked once");
+        assert_eq!(counts, [3, 1], "timed out three times, unparked once");
     }
 
     #[test]

@@ -231,7 +231,12 @@ pub fn misuse(detail: String) {
 /// Asks the engine for a value in `0..alternatives` (an explored choice).
 #[track_caller]
 pub fn choose(alternatives: usize) -> usize {
-    let location = Location::caller();
+    choose_at(alternatives, Location::caller())
+}
+
+/// [`choose`], made at `location` (for a primitive whose caller's location
+/// was taken earlier).
+pub fn choose_at(alternatives: usize, location: &'static Location<'static>) -> usize {
     with_exec(|cell| cell.borrow_mut().choose_value(alternatives, location)).flatten().unwrap_or(0)
 }
 
@@ -403,7 +408,9 @@ pub fn tearing_down() -> bool {
     with_exec(|cell| cell.borrow().teardown).unwrap_or(false)
 }
 
-/// Returns whether weak compare-exchange may fail spuriously.
+/// Returns whether weak compare-exchange may fail spuriously, and
+/// condition-variable waits and parks wake spuriously
+/// ([`Config::spurious_failures`](crate::Config::spurious_failures)).
 pub fn spurious_failures() -> bool {
     with_exec(|cell| cell.borrow().config.spurious_failures).unwrap_or(false)
 }

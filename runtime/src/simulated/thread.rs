@@ -11,9 +11,14 @@
 //! actor (its id from the actor's spawn index, its name from `Builder::name`,
 //! `main` for the test closure), kept in the actor's thread-local storage.
 //!
-//! Modelling limits: `park` never wakes spuriously (std allows it), and
-//! [`std::thread::panicking`] is per OS thread, so while one actor unwinds,
-//! another one scheduled in the middle of that unwinding sees `true` too.
+//! `park` may wake spuriously, as std allows: whether it will is an
+//! explored choice made before its step (then always enabled), off with
+//! `Builder::spurious_failures(false)` and never twice in a row for one
+//! thread, like a spurious weak compare-exchange failure.
+//!
+//! Modelling limit: [`std::thread::panicking`] is per OS thread, so while
+//! one actor unwinds, another one scheduled in the middle of that unwinding
+//! sees `true` too.
 
 use std::fmt;
 use std::io;
@@ -39,6 +44,8 @@ pub(super) struct SimThread {
     token: AtomicBool,
     /// Set once the thread's closure has returned (or unwound).
     finished: AtomicBool,
+    /// Whether its last `park` woke spuriously (no second one in a row).
+    spurious: AtomicBool,
     /// Whether the actor holds its own object while it runs (spawned threads
     /// do, for deadlock reports on `join`; the main actor does not).
     held: bool,
@@ -53,6 +60,7 @@ impl SimThread {
             name,
             token: AtomicBool::new(false),
             finished: AtomicBool::new(false),
+            spurious: AtomicBool::new(false),
             held,
             slot: ObjectSlot::new(),
         }
@@ -175,8 +183,9 @@ pub fn current() -> Thread {
 }
 
 /// Blocks until the calling thread's park token is available, then
-/// consumes it; same API as [`std::thread::park`]. Under `sim` it never
-/// wakes spuriously, so a park nobody unparks is reported as a deadlock.
+/// consumes it; same API as [`std::thread::park`]. Under `sim` it may wake
+/// spuriously (an explored choice, never twice in a row), and a park
+/// nobody unparks is reported as a deadlock (when it does not).
 #[track_caller]
 pub fn park() {
     if !rt::active() {
@@ -190,7 +199,15 @@ pub fn park() {
     if sim.held {
         rt::released(object);
     }
-    rt::step_when(Op::Park, Some(object), Location::caller(), &|| sim.token.load(Ordering::Relaxed));
+    let location = Location::caller();
+    let spurious = rt::spurious_failures() && !sim.spurious.load(Ordering::Relaxed) && rt::choose(2) == 1;
+    sim.spurious.store(spurious, Ordering::Relaxed);
+    if spurious {
+        // Always enabled: scheduled before an unpark, it wakes without one.
+        rt::step(Op::Park, Some(object), location);
+    } else {
+        rt::step_when(Op::Park, Some(object), location, &|| sim.token.load(Ordering::Relaxed));
+    }
     sim.token.store(false, Ordering::Relaxed);
     if sim.held {
         rt::acquired(object);
