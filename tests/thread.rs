@@ -277,6 +277,82 @@ mod sim {
         );
     }
 
+    /// The orders in which spawned threads' first visible operations ran,
+    /// across one exploration.
+    static FIRST_ORDERS: std::sync::Mutex<std::collections::BTreeSet<Vec<usize>>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+    /// main spawns three threads whose first visible operation is on one
+    /// shared object (a lock: shuttle's `mutex_unfair`; or an atomic
+    /// fetch_add) and joins them, or returns at once; records the order
+    /// they reached it in.
+    fn first_steps(by_lock: bool, join: bool) {
+        let order = Arc::new(samaritan::sync::Mutex::new(Vec::new()));
+        let ticket = Arc::new(AtomicUsize::new(0));
+        let slots: Arc<[StdAtomicUsize; 3]> = Arc::new([const { StdAtomicUsize::new(0) }; 3]);
+        let handles: Vec<_> = (0..3)
+            .map(|id| {
+                let (order, ticket, slots) = (order.clone(), ticket.clone(), slots.clone());
+                thread::spawn(move || {
+                    let last = if by_lock {
+                        let mut order = order.lock().unwrap();
+                        order.push(id);
+                        (order.len() == 3).then(|| order.clone())
+                    } else {
+                        // A plain std store: the fetch_add is the only step.
+                        let ticket = ticket.fetch_add(1, Ordering::SeqCst);
+                        slots[ticket].store(id, StdOrdering::SeqCst);
+                        (ticket == 2).then(|| slots.iter().map(|s| s.load(StdOrdering::SeqCst)).collect())
+                    };
+                    if let Some(seen) = last.filter(|_| !join) {
+                        FIRST_ORDERS.lock().unwrap().insert(seen);
+                    }
+                })
+            })
+            .collect();
+        if !join {
+            return;
+        }
+        for h in handles {
+            h.join().unwrap();
+        }
+        let seen = if by_lock {
+            order.lock().unwrap().clone()
+        } else {
+            slots.iter().map(|s| s.load(StdOrdering::SeqCst)).collect()
+        };
+        FIRST_ORDERS.lock().unwrap().insert(seen);
+    }
+
+    #[test]
+    fn spawned_threads_take_their_first_steps_in_every_order() {
+        // Three threads: 3! = 6 orders of their first steps, each reached
+        // by every exhaustive search (DFS, DPOR; cb-por and icb within a
+        // bound of 0 preemptions: main blocks in its first join or ends,
+        // and each thread runs to its end, so any thread may go next for
+        // free), whether main joins them or returns at once.
+        let searches = [
+            (SearchStrategy::Dfs, 0),
+            (SearchStrategy::Dpor, 0),
+            (SearchStrategy::CbPor, 0),
+            (SearchStrategy::Icb, 0),
+            (SearchStrategy::Portfolio, 2),
+        ];
+        for (by_lock, join) in [(true, true), (false, true), (true, false), (false, false)] {
+            for (strategy, bound) in searches {
+                FIRST_ORDERS.lock().unwrap().clear();
+                let report = Builder::new()
+                    .strategy(strategy)
+                    .preemption_bound(bound)
+                    .explore(move || first_steps(by_lock, join))
+                    .unwrap();
+                assert!(report.outcome.is_pass() && report.exhausted, "{report}");
+                let orders = FIRST_ORDERS.lock().unwrap().len();
+                assert_eq!(orders, 6, "{strategy:?}, by lock {by_lock}, join {join}: {report}");
+            }
+        }
+    }
+
     #[test]
     fn park_may_wake_spuriously() {
         // main: S, W (store), U, J; t1 parks once (P) and assumes the
