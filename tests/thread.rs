@@ -623,6 +623,78 @@ mod sim {
         assert_eq!(COUNTER.get(), 10);
     }
 
+    /// A thread-local whose destructor takes a visible step (a fetch_add
+    /// on a samaritan atomic) and, the first time, creates another key's
+    /// value, whose destructor adds 10.
+    struct Stepping;
+
+    /// A thread-local created only during another's destruction.
+    struct Late;
+
+    static STEPS: AtomicUsize = AtomicUsize::new(0);
+
+    thread_local! {
+        static STEPPING: Stepping = const { Stepping };
+        static LATE: Late = const { Late };
+    }
+
+    impl Drop for Stepping {
+        fn drop(&mut self) {
+            STEPS.fetch_add(1, Ordering::SeqCst);
+            // A key whose destruction began is refused, as in std.
+            assert!(STEPPING.try_with(|_| ()).is_err());
+            LATE.with(|_| ());
+        }
+    }
+
+    impl Drop for Late {
+        fn drop(&mut self) {
+            STEPS.fetch_add(10, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn join_returns_after_the_thread_locals_are_destroyed() {
+        // main: S, J, then its load; t1: its thread-local's destructor D1
+        // (a step) and the one it creates, D2. join waits for both:
+        // S D1 D2 J, one schedule. (Counted finished before its
+        // destructors ran, t1 let J go first: main read 0, and D2 never
+        // ran at all.)
+        check_exhausts(
+            || {
+                STEPS.store(0, Ordering::SeqCst);
+                let t = thread::spawn(|| STEPPING.with(|_| ()));
+                t.join().unwrap();
+                assert_eq!(STEPS.load(Ordering::SeqCst), 11);
+            },
+            1,
+        );
+    }
+
+    #[test]
+    fn a_scope_may_end_before_its_threads_thread_locals_are_destroyed() {
+        // As in std, a scope waits for its threads' closures, not their
+        // thread-local destructors. main: the scope's end E, then its load
+        // L; t1 (its closure done before its first step): D1, D2. The 6
+        // orders of the two pairs put L before D1 (1), between (2) or
+        // after both (3).
+        static SEEN: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+        SEEN.lock().unwrap().clear();
+        check_exhausts(
+            || {
+                STEPS.store(0, Ordering::SeqCst);
+                thread::scope(|s| {
+                    s.spawn(|| STEPPING.with(|_| ()));
+                });
+                SEEN.lock().unwrap().push(STEPS.load(Ordering::SeqCst));
+            },
+            6,
+        );
+        let mut seen = SEEN.lock().unwrap().clone();
+        seen.sort_unstable();
+        assert_eq!(seen, [0, 1, 1, 11, 11, 11]);
+    }
+
     #[test]
     fn current_names_and_ids_come_from_the_engine() {
         check_exhausts(

@@ -446,28 +446,76 @@ pub fn now() -> u64 {
 
 /// Calls `f` with the running actor's value for the thread-local key at
 /// address `key`, creating it with `init` on first use. The value is dropped
-/// when the actor finishes.
+/// when the actor finishes ([`destroy_locals`]).
+///
+/// # Panics
+///
+/// If the key's value has been destroyed or is being destroyed, as std's
+/// `LocalKey::with` does.
 pub fn with_local<T: 'static, R>(key: usize, init: fn() -> T, f: impl FnOnce(&T) -> R) -> R {
+    try_with_local(key, init, f).expect("cannot access a Thread Local Storage value during or after destruction")
+}
+
+/// [`with_local`], returning `None` instead of panicking when the key's
+/// value has been destroyed or is being destroyed (std's
+/// `LocalKey::try_with`).
+pub fn try_with_local<T: 'static, R>(key: usize, init: fn() -> T, f: impl FnOnce(&T) -> R) -> Option<R> {
     let cell = with_exec(|c| c as *const ExecCell).expect("with_local outside an execution");
     // SAFETY: the execution outlives its actors.
     let cell = unsafe { &*cell };
     let ptr: *const T = {
         let mut e = cell.borrow_mut();
         let me = e.current.expect("with_local outside an actor");
-        let present = e.actors[me.index()].locals.contains_key(&key);
-        if !present {
+        let actor = &e.actors[me.index()];
+        if actor.destroyed.contains(&key) {
+            return None;
+        }
+        let mut found = actor.locals.iter().position(|(k, _)| *k == key);
+        if found.is_none() {
             drop(e);
             // `init` may itself use the engine, so run it unborrowed.
             let value: Box<dyn Any> = Box::new(init());
             e = cell.borrow_mut();
-            e.actors[me.index()].locals.entry(key).or_insert(value);
+            let locals = &mut e.actors[me.index()].locals;
+            // `init` may have created the value itself (recursively).
+            found = locals.iter().position(|(k, _)| *k == key);
+            if found.is_none() {
+                locals.push((key, value));
+                found = Some(locals.len() - 1);
+            }
         }
-        let value = &e.actors[me.index()].locals[&key];
+        let value = &e.actors[me.index()].locals[found.expect("just found or created")].1;
         value.downcast_ref::<T>().expect("thread-local key used with two types") as *const T
     };
-    // SAFETY: the value is boxed, so it does not move when the map grows,
-    // and it is dropped only when the actor finishes, after `f` returns.
-    f(unsafe { &*ptr })
+    // SAFETY: the value is boxed, so it does not move when the list grows,
+    // and it is dropped only by `destroy_locals` after it was taken out of
+    // the list, which a `with` that runs `f` now cannot see happen: the
+    // running actor destroys its values only once its closure returned.
+    Some(f(unsafe { &*ptr }))
+}
+
+/// Destroys the running actor's thread-local values, as std does at
+/// thread exit: the most recently created first, one at a time with the
+/// engine unborrowed (a destructor may take steps), until none is left, so
+/// values created by destructors are destroyed too. A destroyed key is
+/// refused from then on ([`try_with_local`]). Called by the runtime before
+/// a thread counts as finished (its join returns after this), and by the
+/// engine when an actor's body returns.
+pub fn destroy_locals() {
+    let Some(cell) = with_exec(|c| c as *const ExecCell) else { return };
+    // SAFETY: the execution outlives its actors.
+    let cell = unsafe { &*cell };
+    loop {
+        let value = {
+            let mut e = cell.borrow_mut();
+            let Some(me) = e.current else { return };
+            let actor = &mut e.actors[me.index()];
+            let Some((key, value)) = actor.locals.pop() else { return };
+            actor.destroyed.push(key);
+            value
+        };
+        drop(value);
+    }
 }
 
 /// Attaches `tag` to the running actor, replacing any earlier one; it is

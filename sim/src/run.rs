@@ -96,13 +96,15 @@ pub(crate) unsafe fn start_actor(
         with_exec(|cell| cell.borrow_mut().actors[id.index()].yielder = yielder);
         let result = panic::catch_unwind(AssertUnwindSafe(body));
         panics::caught();
-        let attached = with_exec(|cell| {
-            let actor = &mut cell.borrow_mut().actors[id.index()];
-            (std::mem::take(&mut actor.locals), actor.tag.take())
-        });
-        // Thread-local destructors run here, as in std at thread exit; a
-        // panic in one must not escape the coroutine.
-        let dropped = panic::catch_unwind(AssertUnwindSafe(move || drop(attached)));
+        // Thread-local destructors run here, as in std at thread exit
+        // (those of a runtime thread have run already, before it counted
+        // as finished), then the tag goes; a panic in one must not escape
+        // the coroutine.
+        let dropped = panic::catch_unwind(AssertUnwindSafe(|| {
+            crate::rt::destroy_locals();
+            let tag = with_exec(|cell| cell.borrow_mut().actors[id.index()].tag.take());
+            drop(tag);
+        }));
         panics::caught();
         for payload in [result.err(), dropped.err()].into_iter().flatten() {
             if !payload.is::<TeardownSignal>() {

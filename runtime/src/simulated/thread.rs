@@ -268,20 +268,29 @@ impl<T> SimHandle<T> {
     }
 }
 
-/// Runs when a simulated thread's closure returned or unwound: marks the
-/// thread finished and leaves its scope, in that order, as its last acts.
+/// Runs when a simulated thread's closure returned or unwound: leaves its
+/// scope (unless it left already) and marks the thread finished, as its
+/// last acts.
 struct Exit {
     thread: Arc<SimThread>,
     scope: Option<Arc<ScopeData>>,
 }
 
-impl Drop for Exit {
-    fn drop(&mut self) {
-        self.thread.finished.store(true, Ordering::Relaxed);
-        rt::released(self.thread.object());
-        if let Some(scope) = &self.scope {
+impl Exit {
+    /// Leaves the scope, as std's thread does when it drops its result
+    /// packet: before its thread-local destructors run.
+    fn leave_scope(&mut self) {
+        if let Some(scope) = self.scope.take() {
             scope.exit();
         }
+    }
+}
+
+impl Drop for Exit {
+    fn drop(&mut self) {
+        self.leave_scope();
+        self.thread.finished.store(true, Ordering::Relaxed);
+        rt::released(self.thread.object());
     }
 }
 
@@ -313,13 +322,18 @@ where
             scope.enter();
         }
         // Declared first, dropped last (on unwinding too): the packet, and
-        // with it any unclaimed result, goes before the thread counts as
-        // finished and leaves its scope.
-        let exit = Exit { thread: their_sim, scope };
+        // with it any unclaimed result, goes before the thread leaves its
+        // scope and counts as finished.
+        let mut exit = Exit { thread: their_sim, scope };
         let packet = their_packet;
         let value = f();
         *crate::lock(&packet.result) = Some(value);
         drop(packet);
+        // As in std: the scope may end now, a `join` only once the
+        // thread-local destructors ran (std's join waits for the OS thread,
+        // which runs them at its exit, looping while they create values).
+        exit.leave_scope();
+        rt::destroy_locals();
         drop(exit);
     };
     // SAFETY: the caller guarantees that what `f` borrows outlives the actor.
