@@ -488,9 +488,10 @@ pub fn try_with_local<T: 'static, R>(key: usize, init: fn() -> T, f: impl FnOnce
         value.downcast_ref::<T>().expect("thread-local key used with two types") as *const T
     };
     // SAFETY: the value is boxed, so it does not move when the list grows,
-    // and it is dropped only by `destroy_locals` after it was taken out of
-    // the list, which a `with` that runs `f` now cannot see happen: the
-    // running actor destroys its values only once its closure returned.
+    // and it is dropped only by `destroy_locals`, which takes it out of the
+    // list first and is called once the actor's closure returned, from its
+    // own loop (a destructor it runs may call `with_local`, on values
+    // still in the list, but not destroy any).
     Some(f(unsafe { &*ptr }))
 }
 
@@ -502,20 +503,7 @@ pub fn try_with_local<T: 'static, R>(key: usize, init: fn() -> T, f: impl FnOnce
 /// a thread counts as finished (its join returns after this), and by the
 /// engine when an actor's body returns.
 pub fn destroy_locals() {
-    let Some(cell) = with_exec(|c| c as *const ExecCell) else { return };
-    // SAFETY: the execution outlives its actors.
-    let cell = unsafe { &*cell };
-    loop {
-        let value = {
-            let mut e = cell.borrow_mut();
-            let Some(me) = e.current else { return };
-            let actor = &mut e.actors[me.index()];
-            let Some((key, value)) = actor.locals.pop() else { return };
-            actor.destroyed.push(key);
-            value
-        };
-        drop(value);
-    }
+    run::destroy_locals();
 }
 
 /// Attaches `tag` to the running actor, replacing any earlier one; it is
