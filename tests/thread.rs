@@ -631,7 +631,9 @@ mod sim {
     /// A thread-local created only during another's destruction.
     struct Late;
 
+    /// Shared by the tests of `Stepping`: they take `ONE_AT_A_TIME` first.
     static STEPS: AtomicUsize = AtomicUsize::new(0);
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     thread_local! {
         static STEPPING: Stepping = const { Stepping };
@@ -660,6 +662,7 @@ mod sim {
         // S D1 D2 J, one schedule. (Counted finished before its
         // destructors ran, t1 let J go first: main read 0, and D2 never
         // ran at all.)
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         check_exhausts(
             || {
                 STEPS.store(0, Ordering::SeqCst);
@@ -679,6 +682,7 @@ mod sim {
         // orders of the two pairs put L before D1 (1), between (2) or
         // after both (3).
         static SEEN: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         SEEN.lock().unwrap().clear();
         check_exhausts(
             || {
