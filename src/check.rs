@@ -214,7 +214,8 @@ pub struct Builder {
     /// Silence before uncontrolled blocking is reported, at least 100 ms.
     /// Defaults to `SAMARITAN_WATCHDOG_MS`, else 10 s.
     pub watchdog: Duration,
-    /// Whether weak compare-exchange may fail spuriously. Defaults to
+    /// Whether weak compare-exchange may fail spuriously, and
+    /// `Condvar::wait` and `thread::park` wake spuriously. Defaults to
     /// `SAMARITAN_SPURIOUS_FAILURES`, else true.
     pub spurious_failures: bool,
     /// A token to replay instead of exploring. Defaults to `SAMARITAN_REPLAY`.
@@ -483,7 +484,10 @@ impl Builder {
         self
     }
 
-    /// Sets whether weak compare-exchange may fail spuriously.
+    /// Sets whether weak compare-exchange may fail spuriously, and
+    /// `Condvar::wait` and `thread::park` wake spuriously (each an explored
+    /// choice, never twice in a row on one atomic or for one waiting
+    /// thread).
     pub fn spurious_failures(mut self, on: bool) -> Builder {
         self.spurious_failures = on;
         self

@@ -48,7 +48,8 @@ pub const STACK_SIZE: &str = "SAMARITAN_STACK_SIZE";
 /// (default 10000): at least 100, since a busy machine keeps a thread
 /// waiting that long.
 pub const WATCHDOG_MS: &str = "SAMARITAN_WATCHDOG_MS";
-/// Whether `compare_exchange_weak` may fail spuriously: `1` (default) or `0`.
+/// Whether `compare_exchange_weak` may fail spuriously, and `Condvar::wait`
+/// and `thread::park` wake spuriously: `1` (default) or `0`.
 pub const SPURIOUS_FAILURES: &str = "SAMARITAN_SPURIOUS_FAILURES";
 /// A replay token: `check` replays it instead of exploring.
 pub const REPLAY: &str = "SAMARITAN_REPLAY";

@@ -93,8 +93,16 @@ mod sim {
         // - Lt: Ut forced (main locked out); then N or L.
         //   - N (lost, but the flag is set): L U J: 1.
         //   - L (flag set, no wait): then U or N, J last: 2.
-        // Total 4.
-        check_exhausts(flag_handoff, 4);
+        // That is 4 without spurious wake-ups. With them, W1 is followed by
+        // main's choice; a spurious wait makes W2 always enabled, then L'
+        // finds the flag set (main goes on) or not (a second wait, which
+        // cannot be spurious, N wakes it):
+        // - W2 before Lt: L' before Lt (a second wait: 1), or Lt Ut and
+        //   then L' before N (2) or N (lost) before L' (1): 4.
+        // - Lt before W2: W2 before Ut, then L' N or N L' (2 + 1), or Ut
+        //   then W2 before N (2 + 1) or N (a real wake-up) W2 (1): 7.
+        // Total 4 + 11 = 15.
+        check_exhausts(flag_handoff, 15);
     }
 
     #[test]
@@ -118,8 +126,10 @@ mod sim {
     #[test]
     fn a_lost_wakeup_is_a_deadlock_on_the_condvar() {
         // main S L W1 W2 L' U J; t1 N. DFS runs the current thread first:
-        // execution 1 is S L W1 N W2 L' U J (passes); execution 2 moves N
-        // before W1, the notification finds no waiter, and main blocks in W2.
+        // execution 1 is S L W1 N W2 L' U J (passes); executions 2 to 5
+        // make W2 spurious (always enabled) and put N after U, L', W2 or
+        // before W2 (all pass); execution 6 moves N before W1, the
+        // notification finds no waiter, and main blocks in W2.
         // Objects are numbered by first use: Thread#0 when t1 starts, then
         // Condvar#1 when t1 announces N (it runs up to its first step at S).
         let report = dfs(lost_wakeup);
@@ -132,7 +142,7 @@ mod sim {
         );
         assert!(location.starts_with("tests/condvar.rs:"), "{location}");
         assert!(cycle.is_empty());
-        assert_eq!(report.executions, 2);
+        assert_eq!(report.executions, 6);
         let token = report.token().expect("a failure has a token").to_string();
         let replayed = Builder::new().replay(&token, lost_wakeup).unwrap();
         assert_eq!(replayed.outcome, report.outcome);
@@ -201,6 +211,89 @@ mod sim {
             }
         });
         assert_eq!((&report.outcome, report.exhausted), (&Outcome::Pass, true), "{report}");
+    }
+
+    /// t1 and then t2 wait once on one condvar (main sees each queued
+    /// before it goes on); main notifies one; the woken one notifies the
+    /// other. Returns the thread woken first.
+    fn first_woken() -> usize {
+        let shared = Arc::new((Mutex::new((0, None)), Condvar::new(), Condvar::new()));
+        let waiters: Vec<_> = (1..=2)
+            .map(|id| {
+                let theirs = shared.clone();
+                let (m, arrived, _) = &*shared;
+                let waiter = thread::spawn(move || {
+                    let (m, arrived, cv) = &*theirs;
+                    let mut state = m.lock().unwrap();
+                    state.0 += 1;
+                    arrived.notify_one();
+                    let mut state = cv.wait(state).unwrap();
+                    state.1.get_or_insert(id);
+                    cv.notify_one();
+                });
+                // Queued: its wait released the mutex in the step that
+                // queued it.
+                drop(arrived.wait_while(m.lock().unwrap(), |s| s.0 < id).unwrap());
+                waiter
+            })
+            .collect();
+        shared.2.notify_one();
+        for w in waiters {
+            w.join().unwrap();
+        }
+        let first = shared.0.lock().unwrap().1;
+        first.expect("a waiter woke")
+    }
+
+    #[test]
+    fn notify_one_wakes_either_waiter() {
+        // Without spurious wake-ups (they would only add schedules here),
+        // DFS explores 99 executions: notify_one's choice of waiter (t1,
+        // the oldest, first) leads to 81 with t1 woken first and 18 with
+        // t2 (fewer: main's join of t1 then waits for t2's notification).
+        // Waking always the oldest, it ran the 81 and t2 never woke first.
+        static FIRST: [StdAtomicUsize; 3] = [const { StdAtomicUsize::new(0) }; 3];
+        let report = Builder::new()
+            .strategy(samaritan::SearchStrategy::Dfs)
+            .spurious_failures(false)
+            .explore(|| {
+                FIRST[first_woken()].fetch_add(1, StdOrdering::SeqCst);
+            })
+            .unwrap();
+        assert_eq!((&report.outcome, report.executions), (&Outcome::Pass, 99), "{report}");
+        let first: Vec<_> = FIRST.iter().map(|n| n.load(StdOrdering::SeqCst)).collect();
+        assert_eq!(first, [0, 81, 18]);
+    }
+
+    #[test]
+    fn wait_may_wake_spuriously() {
+        // flag_handoff with `if` for `while`: correct only if a wait never
+        // wakes without a notification. In DFS's second execution main's
+        // wait is spurious and wakes before t1 set the flag.
+        let body = || {
+            let pair = Arc::new((Mutex::new(false), Condvar::new()));
+            let theirs = pair.clone();
+            let t = thread::spawn(move || {
+                let (m, cv) = &*theirs;
+                *m.lock().unwrap() = true;
+                cv.notify_one();
+            });
+            let (m, cv) = &*pair;
+            let mut ready = m.lock().unwrap();
+            if !*ready {
+                ready = cv.wait(ready).unwrap();
+            }
+            assert!(*ready, "woke without a notification");
+            drop(ready);
+            t.join().unwrap();
+        };
+        let report = dfs(body);
+        let Outcome::Panic { message, .. } = &report.outcome else { panic!("{report}") };
+        assert_eq!((message.as_str(), report.executions), ("woke without a notification", 2), "{report}");
+        // Without spurious wake-ups it is flag_handoff's 4.
+        let report =
+            Builder::new().strategy(samaritan::SearchStrategy::Dfs).spurious_failures(false).explore(body).unwrap();
+        assert_eq!((&report.outcome, report.executions), (&Outcome::Pass, 4), "{report}");
     }
 
     #[test]

@@ -336,15 +336,38 @@ mod sim {
         // main: S (spawn), Y (yield), R (recv), J (join), D (drop rx);
         // t1: T (try_send), then d (dropping the last sender).
         // After S, main's Y and t1's T are both enabled:
-        //   T first: no receiver is in recv, so Full; then t1's d and main's
-        //     Y in 2 orders (R waits for d and gets the disconnect)     = 2
-        //   Y first: main is then blocked in R, so T hands 1 over; then
-        //     R and d in 2 orders (J waits for t1)                      = 2
-        // Total 4.
-        check_tallied(4, &[("full Err(RecvError)", 2), ("sent Ok(1)", 2)], |t| {
+        //   T first: no receiver announced recv, so Full; then t1's d and
+        //     main's Y in 2 orders (R waits for d, gets the disconnect)  = 2
+        //   Y first: main then announced R and waits, so T is forced and
+        //     chooses whether main had reached it:
+        //     yes, T hands 1 over; then R and d in 2 orders             = 2
+        //     no, Full; then d, R (the disconnect)                      = 1
+        // Total 5.
+        check_tallied(5, &[("full Err(RecvError)", 3), ("sent Ok(1)", 2)], |t| {
             let (tx, rx) = sync_channel(0);
             let t1 = thread::spawn(move || tx.try_send(1));
             thread::yield_now();
+            let got = rx.recv();
+            let sent = match t1.join().unwrap() {
+                Ok(()) => "sent",
+                Err(TrySendError::Full(1)) => "full",
+                Err(err) => panic!("unexpected {err}"),
+            };
+            t.add(format!("{sent} {got:?}"));
+        });
+    }
+
+    #[test]
+    fn rendezvous_try_send_can_be_full_while_the_receiver_announced_recv() {
+        // As above without the yield: main runs on from S to announce R
+        // before t1's T can run, so the receiver always looks waiting.
+        // T is forced and chooses whether main had reached its recv:
+        //   yes, T hands 1 over; then R and d in 2 orders                = 2
+        //   no, Full; then d, R (the disconnect)                          = 1
+        // Total 3. (Without the choice every T succeeded: 2 executions.)
+        check_tallied(3, &[("full Err(RecvError)", 1), ("sent Ok(1)", 2)], |t| {
+            let (tx, rx) = sync_channel(0);
+            let t1 = thread::spawn(move || tx.try_send(1));
             let got = rx.recv();
             let sent = match t1.join().unwrap() {
                 Ok(()) => "sent",

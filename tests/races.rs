@@ -342,8 +342,13 @@ mod sim {
         // first: it reads, gives the lock up in its wait, t1 writes under
         // it and notifies, and main's wake-up comes before or after t1's
         // unlock (2). Without the release in the wait, t1's write would not
-        // come after main's read.
-        check_passes(condvar_handoff, 3);
+        // come after main's read. Main's first wait may also wake
+        // spuriously (W2 always enabled, then L' re-checks): W2 before
+        // t1's lock, with L' before it (a second wait, woken before or
+        // after t1's unlock: 2) or after it (t1's notification is lost: 1);
+        // W2 after t1's lock, before its notify (1) or after it, before or
+        // after its unlock (2). Total 3 + 6 = 9.
+        check_passes(condvar_handoff, 9);
     }
 
     /// The line of `scoped`.

@@ -163,6 +163,68 @@ mod sim {
         assert_eq!(replayed.outcome, report.outcome);
     }
 
+    /// main reads, spawns a writer, then reads again while holding its
+    /// first read guard (a recursive read).
+    fn recursive_read_with_a_writer() {
+        let lock = Arc::new(RwLock::new(0));
+        let theirs = lock.clone();
+        let first = lock.read().unwrap();
+        let w = thread::spawn(move || *theirs.write().unwrap() += 1);
+        let second = lock.read().unwrap();
+        assert_eq!(*first + *second, 0);
+        drop(second);
+        drop(first);
+        w.join().unwrap();
+    }
+
+    #[test]
+    fn a_recursive_read_behind_a_waiting_writer_deadlocks() {
+        // main R1 S R2 U2 U1 J; t1 W, announced at S and blocked by R1.
+        // R2 is forced and chooses whether t1 was already waiting:
+        //   no, admitted: U2 U1, then W and J are forced: passes;
+        //   yes, queued behind W, which waits for main's R1: deadlock.
+        // Admitted whenever no writer held the lock, it passed in 1.
+        let report = dfs(recursive_read_with_a_writer);
+        let Outcome::Deadlock(Deadlock { blocked, .. }) = &report.outcome else { panic!("{report}") };
+        let seen: Vec<_> = blocked
+            .iter()
+            .map(|b| (b.actor.as_str(), b.op.as_str(), b.object.as_deref(), b.holders.as_slice()))
+            .collect();
+        let main = ["main".to_string()];
+        assert_eq!(
+            seen,
+            [("main", "read", Some("RwLock#0"), main.as_slice()), ("t1", "lock", Some("RwLock#0"), main.as_slice())],
+            "{report}"
+        );
+        assert_eq!(report.executions, 2);
+        let token = report.token().expect("a failure has a token").to_string();
+        let replayed = Builder::new().replay(&token, recursive_read_with_a_writer).unwrap();
+        assert_eq!(replayed.outcome, report.outcome);
+    }
+
+    #[test]
+    fn try_read_fails_behind_a_waiting_writer_by_choice() {
+        // As above with try_read: the choice is between a guard and
+        // WouldBlock (no deadlock), 2 executions.
+        use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
+        static WOULD_BLOCK: StdAtomicUsize = StdAtomicUsize::new(0);
+        check_exhausts(
+            || {
+                let lock = Arc::new(RwLock::new(0));
+                let theirs = lock.clone();
+                let first = lock.read().unwrap();
+                let w = thread::spawn(move || *theirs.write().unwrap() += 1);
+                if let Err(TryLockError::WouldBlock) = lock.try_read() {
+                    WOULD_BLOCK.fetch_add(1, StdOrdering::SeqCst);
+                }
+                drop(first);
+                w.join().unwrap();
+            },
+            2,
+        );
+        assert_eq!(WOULD_BLOCK.load(StdOrdering::SeqCst), 1);
+    }
+
     #[test]
     fn try_locks_give_up_on_a_lock_held_outside_the_model() {
         static SHARED: RwLock<()> = RwLock::new(());

@@ -207,7 +207,7 @@ mod sim {
 
     use samaritan::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use samaritan::sync::Arc;
-    use samaritan::{Builder, Deadlock, Outcome};
+    use samaritan::{Builder, Deadlock, Outcome, SearchStrategy};
 
     /// Asserts that DFS finds a deadlock in `f` within `executions`
     /// executions, that its token replays to the same deadlock, and returns
@@ -236,10 +236,13 @@ mod sim {
     fn park_and_unpark_in_both_orders() {
         let orders = StdArc::new([StdAtomicUsize::new(0), StdAtomicUsize::new(0)]);
         let seen = orders.clone();
-        // main: spawn S, unpark U, join J; t1: store W, park P (enabled once
-        // the token is set, so after U). After S, t1 waits at W: DFS tries
-        // main first. U then W P J: the token is there before t1 parks.
-        // W then U P J: t1 blocks in P until U. Two executions.
+        // main: spawn S, unpark U, join J; t1: store W, then chooses
+        // whether its park wakes spuriously, park P (enabled once the token
+        // is set, so after U, unless spurious). After S, t1 waits at W: DFS
+        // tries main first. U then W P J: the token is there before t1
+        // parks, either choice (2). W then U P J: t1 blocks in P until U
+        // (1); or P is spurious, before or after U (2). Five executions,
+        // two of them with the unpark before the parker arrived.
         check_exhausts(
             move || {
                 let arrived = Arc::new(AtomicBool::new(false));
@@ -255,22 +258,126 @@ mod sim {
                 seen[usize::from(arrived_first.load(StdOrdering::SeqCst))].fetch_add(1, StdOrdering::SeqCst);
                 handle.join().unwrap();
             },
-            2,
+            5,
         );
         let counts = [orders[0].load(StdOrdering::SeqCst), orders[1].load(StdOrdering::SeqCst)];
-        assert_eq!(counts, [1, 1], "unpark before the parker arrived, after it");
+        assert_eq!(counts, [2, 3], "unpark before the parker arrived, after it");
     }
 
     #[test]
     fn an_unpark_of_oneself_lets_the_next_park_through() {
-        // One thread: U then P, no alternatives.
+        // One thread: U then P, which may wake spuriously or take the
+        // token: two executions, one thread.
         check_exhausts(
             || {
                 thread::current().unpark();
                 thread::park();
             },
-            1,
+            2,
         );
+    }
+
+    /// The orders in which spawned threads' first visible operations ran,
+    /// across one exploration.
+    static FIRST_ORDERS: std::sync::Mutex<std::collections::BTreeSet<Vec<usize>>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+    /// main spawns three threads whose first visible operation is on one
+    /// shared object (a lock: shuttle's `mutex_unfair`; or an atomic
+    /// fetch_add) and joins them, or returns at once; records the order
+    /// they reached it in.
+    fn first_steps(by_lock: bool, join: bool) {
+        let order = Arc::new(samaritan::sync::Mutex::new(Vec::new()));
+        let ticket = Arc::new(AtomicUsize::new(0));
+        let slots: Arc<[StdAtomicUsize; 3]> = Arc::new([const { StdAtomicUsize::new(0) }; 3]);
+        let handles: Vec<_> = (0..3)
+            .map(|id| {
+                let (order, ticket, slots) = (order.clone(), ticket.clone(), slots.clone());
+                thread::spawn(move || {
+                    let last = if by_lock {
+                        let mut order = order.lock().unwrap();
+                        order.push(id);
+                        (order.len() == 3).then(|| order.clone())
+                    } else {
+                        // A plain std store: the fetch_add is the only step.
+                        let ticket = ticket.fetch_add(1, Ordering::SeqCst);
+                        slots[ticket].store(id, StdOrdering::SeqCst);
+                        (ticket == 2).then(|| slots.iter().map(|s| s.load(StdOrdering::SeqCst)).collect())
+                    };
+                    if let Some(seen) = last.filter(|_| !join) {
+                        FIRST_ORDERS.lock().unwrap().insert(seen);
+                    }
+                })
+            })
+            .collect();
+        if !join {
+            return;
+        }
+        for h in handles {
+            h.join().unwrap();
+        }
+        let seen = if by_lock {
+            order.lock().unwrap().clone()
+        } else {
+            slots.iter().map(|s| s.load(StdOrdering::SeqCst)).collect()
+        };
+        FIRST_ORDERS.lock().unwrap().insert(seen);
+    }
+
+    #[test]
+    fn spawned_threads_take_their_first_steps_in_every_order() {
+        // Three threads: 3! = 6 orders of their first steps, each reached
+        // by every exhaustive search (DFS, DPOR; cb-por and icb within a
+        // bound of 0 preemptions: main blocks in its first join or ends,
+        // and each thread runs to its end, so any thread may go next for
+        // free), whether main joins them or returns at once.
+        let searches = [
+            (SearchStrategy::Dfs, 0),
+            (SearchStrategy::Dpor, 0),
+            (SearchStrategy::CbPor, 0),
+            (SearchStrategy::Icb, 0),
+            (SearchStrategy::Portfolio, 2),
+        ];
+        for (by_lock, join) in [(true, true), (false, true), (true, false), (false, false)] {
+            for (strategy, bound) in searches {
+                FIRST_ORDERS.lock().unwrap().clear();
+                let report = Builder::new()
+                    .strategy(strategy)
+                    .preemption_bound(bound)
+                    .explore(move || first_steps(by_lock, join))
+                    .unwrap();
+                assert!(report.outcome.is_pass() && report.exhausted, "{report}");
+                let orders = FIRST_ORDERS.lock().unwrap().len();
+                assert_eq!(orders, 6, "{strategy:?}, by lock {by_lock}, join {join}: {report}");
+            }
+        }
+    }
+
+    #[test]
+    fn park_may_wake_spuriously() {
+        // main: S, W (store), U, J; t1 parks once (P) and assumes the
+        // unpark came (no loop on the flag, which std's docs warn
+        // against), reading the flag (L). t1 chooses first whether P is
+        // spurious. No: P waits for U, one schedule, passes. Yes: P is
+        // always enabled; after W, U P L, P U L and P L U pass; before W,
+        // P L reads false: the fifth execution fails.
+        let body = || {
+            let flag = Arc::new(AtomicBool::new(false));
+            let theirs = flag.clone();
+            let handle = thread::spawn(move || {
+                thread::park();
+                assert!(theirs.load(Ordering::SeqCst), "woke without an unpark");
+            });
+            flag.store(true, Ordering::SeqCst);
+            handle.thread().unpark();
+            handle.join().unwrap();
+        };
+        let report = dfs(body);
+        let Outcome::Panic { message, .. } = &report.outcome else { panic!("{report}") };
+        assert_eq!((message.as_str(), report.executions), ("woke without an unpark", 5), "{report}");
+        // Without spurious wake-ups: S W U P L J, one schedule.
+        let report = Builder::new().strategy(SearchStrategy::Dfs).spurious_failures(false).explore(body).unwrap();
+        assert_eq!((&report.outcome, report.executions), (&Outcome::Pass, 1), "{report}");
     }
 
     #[test]
@@ -316,7 +423,8 @@ mod sim {
         let seen = outcomes.clone();
         // main: S, U, J; t1: T (park_timeout, always enabled), then, if it
         // timed out, P. After S: U first, then T takes the token (J waits);
-        // or T first and times out, then U, and P takes the token. Two.
+        // or T first and times out, then U, and P takes the token; or P is
+        // spurious, before or after U. Four, three of them timed out.
         check_exhausts(
             move || {
                 let unparked = StdArc::new(StdAtomicBool::new(false));
@@ -335,10 +443,10 @@ mod sim {
                 unparked.store(true, StdOrdering::SeqCst);
                 handle.join().unwrap();
             },
-            2,
+            4,
         );
         let counts = [outcomes[0].load(StdOrdering::SeqCst), outcomes[1].load(StdOrdering::SeqCst)];
-        assert_eq!(counts, [1, 1], "timed out once, unparked once");
+        assert_eq!(counts, [3, 1], "timed out three times, unparked once");
     }
 
     #[test]
@@ -513,6 +621,82 @@ mod sim {
         assert_eq!(NOISY_DROPS.load(StdOrdering::SeqCst), 2);
         // Outside an execution the std thread-local is used, untouched.
         assert_eq!(COUNTER.get(), 10);
+    }
+
+    /// A thread-local whose destructor takes a visible step (a fetch_add
+    /// on a samaritan atomic) and, the first time, creates another key's
+    /// value, whose destructor adds 10.
+    struct Stepping;
+
+    /// A thread-local created only during another's destruction.
+    struct Late;
+
+    /// Shared by the tests of `Stepping`: they take `ONE_AT_A_TIME` first.
+    static STEPS: AtomicUsize = AtomicUsize::new(0);
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    thread_local! {
+        static STEPPING: Stepping = const { Stepping };
+        static LATE: Late = const { Late };
+    }
+
+    impl Drop for Stepping {
+        fn drop(&mut self) {
+            STEPS.fetch_add(1, Ordering::SeqCst);
+            // A key whose destruction began is refused, as in std.
+            assert!(STEPPING.try_with(|_| ()).is_err());
+            LATE.with(|_| ());
+        }
+    }
+
+    impl Drop for Late {
+        fn drop(&mut self) {
+            STEPS.fetch_add(10, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn join_returns_after_the_thread_locals_are_destroyed() {
+        // main: S, J, then its load; t1: its thread-local's destructor D1
+        // (a step) and the one it creates, D2. join waits for both:
+        // S D1 D2 J, one schedule. (Counted finished before its
+        // destructors ran, t1 let J go first: main read 0, and D2 never
+        // ran at all.)
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        check_exhausts(
+            || {
+                STEPS.store(0, Ordering::SeqCst);
+                let t = thread::spawn(|| STEPPING.with(|_| ()));
+                t.join().unwrap();
+                assert_eq!(STEPS.load(Ordering::SeqCst), 11);
+            },
+            1,
+        );
+    }
+
+    #[test]
+    fn a_scope_may_end_before_its_threads_thread_locals_are_destroyed() {
+        // As in std, a scope waits for its threads' closures, not their
+        // thread-local destructors. main: the scope's end E, then its load
+        // L; t1 (its closure done before its first step): D1, D2. The 6
+        // orders of the two pairs put L before D1 (1), between (2) or
+        // after both (3).
+        static SEEN: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        SEEN.lock().unwrap().clear();
+        check_exhausts(
+            || {
+                STEPS.store(0, Ordering::SeqCst);
+                thread::scope(|s| {
+                    s.spawn(|| STEPPING.with(|_| ()));
+                });
+                SEEN.lock().unwrap().push(STEPS.load(Ordering::SeqCst));
+            },
+            6,
+        );
+        let mut seen = SEEN.lock().unwrap().clone();
+        seen.sort_unstable();
+        assert_eq!(seen, [0, 1, 1, 11, 11, 11]);
     }
 
     #[test]

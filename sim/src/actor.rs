@@ -10,7 +10,6 @@
 //!   is done, so executions do not map and unmap stacks.
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::io;
 
 use corosensei::stack::{DefaultStack, Stack};
@@ -84,8 +83,13 @@ pub(crate) struct Actor {
     /// The object of its last step on anything but a task's own poll or a
     /// wake: for a task pending in `poll`, what it was awaiting.
     pub(crate) awaiting: Option<ObjectId>,
-    /// `thread_local!` values of this actor, keyed by the key's address.
-    pub(crate) locals: HashMap<usize, Box<dyn Any>>,
+    /// `thread_local!` values of this actor, keyed by the key's address,
+    /// in the order they were created (destroyed last first; a `Vec`, not
+    /// a map, so the order is the same in every execution).
+    pub(crate) locals: Vec<(usize, Box<dyn Any>)>,
+    /// Keys whose value has been destroyed, or is being: std refuses them
+    /// from then on.
+    pub(crate) destroyed: Vec<usize>,
     /// One value the runtime attaches to the actor (its thread handle).
     pub(crate) tag: Option<Box<dyn Any>>,
     /// Its stack: lowest mapped address (the guard page), one past the
@@ -118,7 +122,8 @@ impl Actor {
             yielded: false,
             torn: false,
             awaiting: None,
-            locals: HashMap::new(),
+            locals: Vec::new(),
+            destroyed: Vec::new(),
             tag: None,
             stack,
             overflowed: false,

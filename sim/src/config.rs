@@ -33,7 +33,10 @@ pub struct Config {
     /// makes the exploration panic, naming it (the facade refuses more than
     /// 1 GiB).
     pub stack_size: usize,
-    /// Whether weak compare-exchange may fail spuriously.
+    /// Whether weak compare-exchange may fail spuriously, and a
+    /// condition variable's `wait` and a thread's `park` wake spuriously
+    /// (explored choices, never twice in a row on one atomic or for one
+    /// waiting thread).
     pub spurious_failures: bool,
     /// Whether the fair demonic scheduler filters every decision
     /// (fair-stateless-model-checking.txt, Algorithm 1).

@@ -231,7 +231,12 @@ pub fn misuse(detail: String) {
 /// Asks the engine for a value in `0..alternatives` (an explored choice).
 #[track_caller]
 pub fn choose(alternatives: usize) -> usize {
-    let location = Location::caller();
+    choose_at(alternatives, Location::caller())
+}
+
+/// [`choose`], made at `location` (for a primitive whose caller's location
+/// was taken earlier).
+pub fn choose_at(alternatives: usize, location: &'static Location<'static>) -> usize {
     with_exec(|cell| cell.borrow_mut().choose_value(alternatives, location)).flatten().unwrap_or(0)
 }
 
@@ -403,7 +408,9 @@ pub fn tearing_down() -> bool {
     with_exec(|cell| cell.borrow().teardown).unwrap_or(false)
 }
 
-/// Returns whether weak compare-exchange may fail spuriously.
+/// Returns whether weak compare-exchange may fail spuriously, and
+/// condition-variable waits and parks wake spuriously
+/// ([`Config::spurious_failures`](crate::Config::spurious_failures)).
 pub fn spurious_failures() -> bool {
     with_exec(|cell| cell.borrow().config.spurious_failures).unwrap_or(false)
 }
@@ -439,28 +446,64 @@ pub fn now() -> u64 {
 
 /// Calls `f` with the running actor's value for the thread-local key at
 /// address `key`, creating it with `init` on first use. The value is dropped
-/// when the actor finishes.
+/// when the actor finishes ([`destroy_locals`]).
+///
+/// # Panics
+///
+/// If the key's value has been destroyed or is being destroyed, as std's
+/// `LocalKey::with` does.
 pub fn with_local<T: 'static, R>(key: usize, init: fn() -> T, f: impl FnOnce(&T) -> R) -> R {
+    try_with_local(key, init, f).expect("cannot access a Thread Local Storage value during or after destruction")
+}
+
+/// [`with_local`], returning `None` instead of panicking when the key's
+/// value has been destroyed or is being destroyed (std's
+/// `LocalKey::try_with`).
+pub fn try_with_local<T: 'static, R>(key: usize, init: fn() -> T, f: impl FnOnce(&T) -> R) -> Option<R> {
     let cell = with_exec(|c| c as *const ExecCell).expect("with_local outside an execution");
     // SAFETY: the execution outlives its actors.
     let cell = unsafe { &*cell };
     let ptr: *const T = {
         let mut e = cell.borrow_mut();
         let me = e.current.expect("with_local outside an actor");
-        let present = e.actors[me.index()].locals.contains_key(&key);
-        if !present {
+        let actor = &e.actors[me.index()];
+        if actor.destroyed.contains(&key) {
+            return None;
+        }
+        let mut found = actor.locals.iter().position(|(k, _)| *k == key);
+        if found.is_none() {
             drop(e);
             // `init` may itself use the engine, so run it unborrowed.
             let value: Box<dyn Any> = Box::new(init());
             e = cell.borrow_mut();
-            e.actors[me.index()].locals.entry(key).or_insert(value);
+            let locals = &mut e.actors[me.index()].locals;
+            // `init` may have created the value itself (recursively).
+            found = locals.iter().position(|(k, _)| *k == key);
+            if found.is_none() {
+                locals.push((key, value));
+                found = Some(locals.len() - 1);
+            }
         }
-        let value = &e.actors[me.index()].locals[&key];
+        let value = &e.actors[me.index()].locals[found.expect("just found or created")].1;
         value.downcast_ref::<T>().expect("thread-local key used with two types") as *const T
     };
-    // SAFETY: the value is boxed, so it does not move when the map grows,
-    // and it is dropped only when the actor finishes, after `f` returns.
-    f(unsafe { &*ptr })
+    // SAFETY: the value is boxed, so it does not move when the list grows,
+    // and it is dropped only by `destroy_locals`, which takes it out of the
+    // list first and is called once the actor's closure returned, from its
+    // own loop (a destructor it runs may call `with_local`, on values
+    // still in the list, but not destroy any).
+    Some(f(unsafe { &*ptr }))
+}
+
+/// Destroys the running actor's thread-local values, as std does at
+/// thread exit: the most recently created first, one at a time with the
+/// engine unborrowed (a destructor may take steps), until none is left, so
+/// values created by destructors are destroyed too. A destroyed key is
+/// refused from then on ([`try_with_local`]). Called by the runtime before
+/// a thread counts as finished (its join returns after this), and by the
+/// engine when an actor's body returns.
+pub fn destroy_locals() {
+    run::destroy_locals();
 }
 
 /// Attaches `tag` to the running actor, replacing any earlier one; it is

@@ -62,6 +62,27 @@ pub(crate) fn suspend(cell: &ExecCell, me: ActorId, why: Suspend) -> Resume {
     unsafe { (*yielder).suspend(why) }
 }
 
+/// Destroys the running actor's thread-local values, the most recently
+/// created first, one at a time with the engine unborrowed, until none is
+/// left (see `rt::destroy_locals`).
+pub(crate) fn destroy_locals() {
+    let Some(cell) = with_exec(|c| c as *const ExecCell) else { return };
+    // SAFETY: `with_exec` handed out a pointer to the live execution, which
+    // outlives every actor call into the engine.
+    let cell = unsafe { &*cell };
+    loop {
+        let value = {
+            let mut e = cell.borrow_mut();
+            let Some(me) = e.current else { return };
+            let actor = &mut e.actors[me.index()];
+            let Some((key, value)) = actor.locals.pop() else { return };
+            actor.destroyed.push(key);
+            value
+        };
+        drop(value);
+    }
+}
+
 /// Takes a stack of at least `size` bytes (the pool's by default) for an
 /// actor about to start, or returns why it cannot be had.
 pub(crate) fn take_stack(cell: &ExecCell, size: Option<usize>) -> std::io::Result<DefaultStack> {
@@ -96,13 +117,15 @@ pub(crate) unsafe fn start_actor(
         with_exec(|cell| cell.borrow_mut().actors[id.index()].yielder = yielder);
         let result = panic::catch_unwind(AssertUnwindSafe(body));
         panics::caught();
-        let attached = with_exec(|cell| {
-            let actor = &mut cell.borrow_mut().actors[id.index()];
-            (std::mem::take(&mut actor.locals), actor.tag.take())
-        });
-        // Thread-local destructors run here, as in std at thread exit; a
-        // panic in one must not escape the coroutine.
-        let dropped = panic::catch_unwind(AssertUnwindSafe(move || drop(attached)));
+        // Thread-local destructors run here, as in std at thread exit
+        // (those of a runtime thread have run already, before it counted
+        // as finished), then the tag goes; a panic in one must not escape
+        // the coroutine.
+        let dropped = panic::catch_unwind(AssertUnwindSafe(|| {
+            destroy_locals();
+            let tag = with_exec(|cell| cell.borrow_mut().actors[id.index()].tag.take());
+            drop(tag);
+        }));
         panics::caught();
         for payload in [result.err(), dropped.err()].into_iter().flatten() {
             if !payload.is::<TeardownSignal>() {

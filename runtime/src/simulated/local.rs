@@ -3,7 +3,14 @@
 //! `thread_local!` declares a [`LocalKey`] that holds a std thread-local
 //! (used outside an exploration) and the key's initializer. Inside an
 //! exploration every actor has its own value, kept by the engine under the
-//! key's address and dropped when the actor finishes.
+//! key's address and destroyed when the actor finishes, as std does at
+//! thread exit: the last created first, values created by destructors
+//! too, and a key refused (`with` panics, `try_with` fails) once its
+//! value's destruction began. A spawned thread's values are destroyed
+//! before its `join` returns (a scope may end before); the main actor's
+//! (the test closure's) when the closure returns, as a test thread's are
+//! when the test returns, while spawned threads it did not join may still
+//! run.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -30,6 +37,26 @@ pub(super) fn init_local_with<T: 'static>(key: usize, value: T) -> Option<T> {
     HANDOFF.with(|h| h.set(Some(Box::new(value))));
     rt::with_local(key, take_handoff::<T>, |_| ());
     HANDOFF.with(Cell::take).map(|v| *v.downcast::<T>().expect("the handed-off value has the key's type"))
+}
+
+/// Returns std's [`AccessError`], which only std can make: read once from a
+/// std thread-local that asks for itself while it is destroyed, on a std
+/// thread of its own (outside any execution).
+fn access_error() -> AccessError {
+    static ERROR: std::sync::OnceLock<AccessError> = std::sync::OnceLock::new();
+    *ERROR.get_or_init(|| {
+        struct Probe;
+        std::thread_local!(static PROBE: Probe = const { Probe });
+        static SEEN: std::sync::Mutex<Option<AccessError>> = std::sync::Mutex::new(None);
+        impl Drop for Probe {
+            fn drop(&mut self) {
+                *SEEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = PROBE.try_with(|_| ()).err();
+            }
+        }
+        std::thread::spawn(|| PROBE.with(|_| ())).join().expect("the probe thread does not panic");
+        let seen = *SEEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        seen.expect("std refuses a thread-local during its destruction")
+    })
 }
 
 /// Same API as [`std::thread::LocalKey`]; declared with `thread_local!`.
@@ -70,13 +97,13 @@ impl<T: 'static> LocalKey<T> {
     }
 
     /// Calls `f` with this thread's value, or fails if the value is being or
-    /// has been destroyed (never under `sim`).
+    /// has been destroyed.
     pub fn try_with<F, R>(&'static self, f: F) -> Result<R, AccessError>
     where
         F: FnOnce(&T) -> R,
     {
         if rt::active() {
-            Ok(rt::with_local(self.address(), self.init, f))
+            rt::try_with_local(self.address(), self.init, f).ok_or_else(access_error)
         } else {
             self.real.try_with(f)
         }

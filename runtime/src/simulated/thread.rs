@@ -11,9 +11,14 @@
 //! actor (its id from the actor's spawn index, its name from `Builder::name`,
 //! `main` for the test closure), kept in the actor's thread-local storage.
 //!
-//! Modelling limits: `park` never wakes spuriously (std allows it), and
-//! [`std::thread::panicking`] is per OS thread, so while one actor unwinds,
-//! another one scheduled in the middle of that unwinding sees `true` too.
+//! `park` may wake spuriously, as std allows: whether it will is an
+//! explored choice made before its step (then always enabled), off with
+//! `Builder::spurious_failures(false)` and never twice in a row for one
+//! thread, like a spurious weak compare-exchange failure.
+//!
+//! Modelling limit: [`std::thread::panicking`] is per OS thread, so while
+//! one actor unwinds, another one scheduled in the middle of that unwinding
+//! sees `true` too.
 
 use std::fmt;
 use std::io;
@@ -39,6 +44,8 @@ pub(super) struct SimThread {
     token: AtomicBool,
     /// Set once the thread's closure has returned (or unwound).
     finished: AtomicBool,
+    /// Whether its last `park` woke spuriously (no second one in a row).
+    spurious: AtomicBool,
     /// Whether the actor holds its own object while it runs (spawned threads
     /// do, for deadlock reports on `join`; the main actor does not).
     held: bool,
@@ -53,6 +60,7 @@ impl SimThread {
             name,
             token: AtomicBool::new(false),
             finished: AtomicBool::new(false),
+            spurious: AtomicBool::new(false),
             held,
             slot: ObjectSlot::new(),
         }
@@ -175,8 +183,9 @@ pub fn current() -> Thread {
 }
 
 /// Blocks until the calling thread's park token is available, then
-/// consumes it; same API as [`std::thread::park`]. Under `sim` it never
-/// wakes spuriously, so a park nobody unparks is reported as a deadlock.
+/// consumes it; same API as [`std::thread::park`]. Under `sim` it may wake
+/// spuriously (an explored choice, never twice in a row), and a park
+/// nobody unparks is reported as a deadlock (when it does not).
 #[track_caller]
 pub fn park() {
     if !rt::active() {
@@ -190,7 +199,15 @@ pub fn park() {
     if sim.held {
         rt::released(object);
     }
-    rt::step_when(Op::Park, Some(object), Location::caller(), &|| sim.token.load(Ordering::Relaxed));
+    let location = Location::caller();
+    let spurious = rt::spurious_failures() && !sim.spurious.load(Ordering::Relaxed) && rt::choose(2) == 1;
+    sim.spurious.store(spurious, Ordering::Relaxed);
+    if spurious {
+        // Always enabled: scheduled before an unpark, it wakes without one.
+        rt::step(Op::Park, Some(object), location);
+    } else {
+        rt::step_when(Op::Park, Some(object), location, &|| sim.token.load(Ordering::Relaxed));
+    }
     sim.token.store(false, Ordering::Relaxed);
     if sim.held {
         rt::acquired(object);
@@ -251,20 +268,29 @@ impl<T> SimHandle<T> {
     }
 }
 
-/// Runs when a simulated thread's closure returned or unwound: marks the
-/// thread finished and leaves its scope, in that order, as its last acts.
+/// Runs when a simulated thread's closure returned or unwound: leaves its
+/// scope (unless it left already) and marks the thread finished, as its
+/// last acts.
 struct Exit {
     thread: Arc<SimThread>,
     scope: Option<Arc<ScopeData>>,
 }
 
-impl Drop for Exit {
-    fn drop(&mut self) {
-        self.thread.finished.store(true, Ordering::Relaxed);
-        rt::released(self.thread.object());
-        if let Some(scope) = &self.scope {
+impl Exit {
+    /// Leaves the scope, as std's thread does when it drops its result
+    /// packet: before its thread-local destructors run.
+    fn leave_scope(&mut self) {
+        if let Some(scope) = self.scope.take() {
             scope.exit();
         }
+    }
+}
+
+impl Drop for Exit {
+    fn drop(&mut self) {
+        self.leave_scope();
+        self.thread.finished.store(true, Ordering::Relaxed);
+        rt::released(self.thread.object());
     }
 }
 
@@ -296,13 +322,18 @@ where
             scope.enter();
         }
         // Declared first, dropped last (on unwinding too): the packet, and
-        // with it any unclaimed result, goes before the thread counts as
-        // finished and leaves its scope.
-        let exit = Exit { thread: their_sim, scope };
+        // with it any unclaimed result, goes before the thread leaves its
+        // scope and counts as finished.
+        let mut exit = Exit { thread: their_sim, scope };
         let packet = their_packet;
         let value = f();
         *crate::lock(&packet.result) = Some(value);
         drop(packet);
+        // As in std: the scope may end now, a `join` only once the
+        // thread-local destructors ran (std's join waits for the OS thread,
+        // which runs them at its exit, looping while they create values).
+        exit.leave_scope();
+        rt::destroy_locals();
         drop(exit);
     };
     // SAFETY: the caller guarantees that what `f` borrows outlives the actor.

@@ -9,17 +9,24 @@
 //! predicate then shows up as a deadlock naming the condvar.
 //!
 //! Model choices:
-//! - `notify_one` wakes the oldest waiter (FIFO); std promises no order.
-//! - Spurious wake-ups are not modelled: a plain `wait` returns only after a
-//!   notification. Code that is correct only without spurious wake-ups can
-//!   therefore pass here.
+//! - `notify_one` wakes one waiter of its choice: which one is an explored
+//!   choice when two or more wait (the oldest first); std promises no order.
+//! - A plain `wait` may wake spuriously, as std allows: after its pre-wait
+//!   step it chooses (an explored choice) whether it will, and a wait that
+//!   will has an always-enabled wait step, which wakes it whether or not a
+//!   notification picked it first. Like a spurious weak compare-exchange
+//!   failure, it is off with `Builder::spurious_failures(false)` and never
+//!   chosen twice in a row for one thread on one condvar, so the usual
+//!   `while !condition { wait }` loop terminates under exhaustive search.
 //! - `wait_timeout`'s blocked step is always enabled: when it is scheduled
 //!   before a notification reached the waiter, the wait times out and the
 //!   virtual clock advances by the timeout.
 //!
 //! Invariant: inside an execution, `waiters` holds one flag per thread
-//! between its pre-wait and its wake-up (notified or timed out), oldest
-//! first; a flag is set exactly when its waiter was picked by a notify.
+//! between its pre-wait and its wake-up (notified, timed out or spurious),
+//! oldest first; a flag is set exactly when its waiter was picked by a
+//! notify. `spurious` holds the threads whose last `wait` on this condvar
+//! in the running execution woke spuriously.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -29,7 +36,7 @@ use std::sync::{Arc, LockResult, PoisonError};
 use std::time::Duration;
 
 use samaritan_sim::rt::{self, ObjectSlot};
-use samaritan_sim::{ObjectId, Op};
+use samaritan_sim::{ActorId, ObjectId, Op};
 
 use super::mutex::{Mutex, MutexGuard};
 
@@ -39,6 +46,9 @@ pub struct Condvar {
     /// Notified flags of the waiting threads, oldest first. Never locked
     /// across a call into the engine.
     waiters: std::sync::Mutex<VecDeque<Arc<AtomicBool>>>,
+    /// The threads whose last `wait` woke spuriously. Never locked across
+    /// a call into the engine.
+    spurious: std::sync::Mutex<Vec<ActorId>>,
     inner: std::sync::Condvar,
 }
 
@@ -61,6 +71,7 @@ impl Condvar {
         Condvar {
             slot: ObjectSlot::new(),
             waiters: std::sync::Mutex::new(VecDeque::new()),
+            spurious: std::sync::Mutex::new(Vec::new()),
             inner: std::sync::Condvar::new(),
         }
     }
@@ -71,6 +82,7 @@ impl Condvar {
         let (id, fresh) = self.slot.id("Condvar");
         if fresh {
             self.queue().clear();
+            self.spurious.lock().unwrap_or_else(PoisonError::into_inner).clear();
         }
         id
     }
@@ -82,26 +94,68 @@ impl Condvar {
     /// Blocks the current thread until this condition variable receives a
     /// notification.
     #[track_caller]
-    pub fn wait<'a, T>(&self, mut guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
-        let location = Location::caller();
+    pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
+        self.wait_at(guard, true, Location::caller())
+    }
+
+    /// [`Condvar::wait`]; `spurious` says whether it may wake spuriously.
+    fn wait_at<'a, T>(
+        &self,
+        mut guard: MutexGuard<'a, T>,
+        spurious: bool,
+        location: &'static Location<'static>,
+    ) -> LockResult<MutexGuard<'a, T>> {
         let Some(lock) = guard.object.filter(|_| rt::active()) else {
             let mutex = guard.mutex;
             let real = guard.inner.take().expect("guard is live");
             return super::guard::wrap(self.inner.wait(real), |g| mutex.guard(g, None, location));
         };
         let (mutex, notified) = self.pre_wait(guard, lock, location);
-        rt::step_when(Op::Wait, Some(self.object()), location, &|| notified.load(Ordering::Relaxed));
+        if spurious && self.wakes_spuriously(location) {
+            // Always enabled: scheduled before a notification picked this
+            // waiter, it wakes without one.
+            rt::step(Op::Wait, Some(self.object()), location);
+            if !notified.load(Ordering::Relaxed) {
+                self.queue().retain(|w| !Arc::ptr_eq(w, &notified));
+            }
+        } else {
+            rt::step_when(Op::Wait, Some(self.object()), location, &|| notified.load(Ordering::Relaxed));
+        }
         post_wait(mutex, lock, location)
     }
 
+    /// Decides whether the running thread's `wait`, past its pre-wait
+    /// step, wakes spuriously: an explored choice when spurious failures
+    /// are on and its last wait here did not, `false` otherwise.
+    fn wakes_spuriously(&self, location: &'static Location<'static>) -> bool {
+        if !rt::spurious_failures() {
+            return false;
+        }
+        let me = rt::current();
+        let last = self.spurious.lock().unwrap_or_else(PoisonError::into_inner).contains(&me);
+        let wakes = !last && rt::choose_at(2, location) == 1;
+        let mut spurious = self.spurious.lock().unwrap_or_else(PoisonError::into_inner);
+        if wakes {
+            spurious.push(me);
+        } else {
+            spurious.retain(|&a| a != me);
+        }
+        wakes
+    }
+
     /// Blocks the current thread until `condition` returns `false`.
+    ///
+    /// Under `sim` its waits do not wake spuriously: the caller could tell
+    /// only by `condition` being called again with nothing changed, and
+    /// the wake-ups would multiply the schedules of every caller.
     #[track_caller]
     pub fn wait_while<'a, T, F>(&self, mut guard: MutexGuard<'a, T>, mut condition: F) -> LockResult<MutexGuard<'a, T>>
     where
         F: FnMut(&mut T) -> bool,
     {
+        let location = Location::caller();
         while condition(&mut *guard) {
-            guard = self.wait(guard)?;
+            guard = self.wait_at(guard, false, location)?;
         }
         Ok(guard)
     }
@@ -193,15 +247,21 @@ impl Condvar {
         }
     }
 
-    /// Wakes up one blocked thread on this condvar: the oldest waiter under
-    /// `sim`. Without waiters the notification is lost.
+    /// Wakes up one blocked thread on this condvar: under `sim`, which one
+    /// is an explored choice. Without waiters the notification is lost.
     #[track_caller]
     pub fn notify_one(&self) {
         if !rt::active() {
             return self.inner.notify_one();
         }
         rt::step(Op::NotifyOne, Some(self.object()), Location::caller());
-        if let Some(waiter) = self.queue().pop_front() {
+        let waiting = self.queue().len();
+        if waiting == 0 {
+            return;
+        }
+        // The queue is not locked across the choice, a call into the engine.
+        let picked = rt::choose(waiting);
+        if let Some(waiter) = self.queue().remove(picked) {
             waiter.store(true, Ordering::Relaxed);
         }
     }

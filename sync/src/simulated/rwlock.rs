@@ -5,10 +5,16 @@
 //! lock is then held the same way, so `try_read`/`try_write` on it always
 //! succeed after the model granted the lock.
 //!
-//! Policy: a reader is admitted whenever no writer holds the lock, even
-//! while a writer waits (std leaves the policy to the platform). So a
-//! recursive read that would block behind a queued writer on some platforms
-//! is not reported as a deadlock.
+//! Policy: as std's on Linux (futex), a waiting writer holds back new
+//! readers, so a read taken while another thread holds the lock for
+//! reading can block behind a writer that waits for that thread, and a
+//! recursive read deadlocks (parity#8977). A writer counts in `writers`
+//! from its announcement; a reader that reaches the lock while readers
+//! hold it and a writer is announced does not know whether the writer
+//! started waiting before it did: admitted (the writer was not there yet)
+//! or queued behind the writer is an explored choice, made only then. A
+//! queued reader waits until no writer is announced and none holds the
+//! lock; `try_read` fails instead.
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -27,6 +33,8 @@ pub struct RwLock<T: ?Sized> {
     slot: ObjectSlot,
     /// Read guards held in the running execution, or [`WRITER`].
     state: AtomicUsize,
+    /// Writers announced in `write` and not yet holding the lock.
+    writers: AtomicUsize,
     inner: std::sync::RwLock<T>,
 }
 
@@ -59,7 +67,12 @@ pub struct RwLockWriteGuard<'a, T: ?Sized> {
 impl<T> RwLock<T> {
     /// Creates a new instance of an `RwLock<T>` which is unlocked.
     pub const fn new(value: T) -> RwLock<T> {
-        RwLock { slot: ObjectSlot::new(), state: AtomicUsize::new(0), inner: std::sync::RwLock::new(value) }
+        RwLock {
+            slot: ObjectSlot::new(),
+            state: AtomicUsize::new(0),
+            writers: AtomicUsize::new(0),
+            inner: std::sync::RwLock::new(value),
+        }
     }
 
     /// Consumes this `RwLock`, returning the underlying data.
@@ -76,6 +89,7 @@ impl<T: ?Sized> RwLock<T> {
         if fresh {
             // As for `Mutex`: every execution starts unlocked and unpoisoned.
             self.state.store(0, Ordering::Relaxed);
+            self.writers.store(0, Ordering::Relaxed);
             self.inner.clear_poison();
         }
         id
@@ -91,7 +105,25 @@ impl<T: ?Sized> RwLock<T> {
         let object = self.object();
         let location = Location::caller();
         rt::step_when(Op::ReadLock, Some(object), location, &|| self.state.load(Ordering::Relaxed) != WRITER);
+        if self.queued_behind_a_writer() {
+            // Queued behind the writer: wait until no writer is announced
+            // or holds the lock.
+            rt::step_when(Op::ReadLock, Some(object), location, &|| {
+                self.state.load(Ordering::Relaxed) != WRITER && self.writers.load(Ordering::Relaxed) == 0
+            });
+        }
         guard::blocking(self.take_read(object, location, true))
+    }
+
+    /// Whether a reader that just took its step, with no writer holding
+    /// the lock, arrived after a writer that waits for the readers started
+    /// waiting: an explored choice when readers hold the lock and a writer
+    /// is announced, `false` otherwise (a free lock the writer would have
+    /// taken; the order of the two steps covers that).
+    #[track_caller]
+    fn queued_behind_a_writer(&self) -> bool {
+        let state = self.state.load(Ordering::Relaxed);
+        state != 0 && state != WRITER && self.writers.load(Ordering::Relaxed) != 0 && rt::choose(2) == 1
     }
 
     /// Attempts to acquire this `RwLock` with shared read access.
@@ -103,7 +135,7 @@ impl<T: ?Sized> RwLock<T> {
         let object = self.object();
         let location = Location::caller();
         rt::step(Op::TryReadLock, Some(object), location);
-        if self.state.load(Ordering::Relaxed) == WRITER {
+        if self.state.load(Ordering::Relaxed) == WRITER || self.queued_behind_a_writer() {
             return Err(TryLockError::WouldBlock);
         }
         self.take_read(object, location, false)
@@ -118,7 +150,9 @@ impl<T: ?Sized> RwLock<T> {
         }
         let object = self.object();
         let location = Location::caller();
+        let announced = Announced::new(&self.writers);
         rt::step_when(Op::Lock, Some(object), location, &|| self.state.load(Ordering::Relaxed) == 0);
+        drop(announced);
         guard::blocking(self.take_write(object, location, true))
     }
 
@@ -201,6 +235,23 @@ impl<T: ?Sized> RwLock<T> {
     /// Returns a mutable reference to the underlying data.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
         self.inner.get_mut()
+    }
+}
+
+/// Counts a writer in [`RwLock::writers`] while it lives: from the
+/// writer's announcement until its step (or its unwinding at teardown).
+struct Announced<'a>(&'a AtomicUsize);
+
+impl<'a> Announced<'a> {
+    fn new(writers: &'a AtomicUsize) -> Announced<'a> {
+        writers.fetch_add(1, Ordering::Relaxed);
+        Announced(writers)
+    }
+}
+
+impl Drop for Announced<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -4,24 +4,31 @@
 //! (a lock, an atomic access, a park) on some path, or the simulated
 //! primitives change theirs: a changed count is a prompt to look at what
 //! the search now covers, not only a number to update.
+//!
+//! The counts include spurious wake-ups of condition-variable waits and
+//! parks (explored choices since issue #13; one in a row per thread), which
+//! the workers' park loops tolerate. They raised the counts from 830,
+//! 1569, 454, 89, 216 and 1673 (15 and 36 are unchanged); loom explores
+//! no spurious wake-ups.
 
 use super::{assert_passed, check, check_bounded, explore, models, PREEMPTIONS};
 
 #[test]
 fn a_spawn_racing_a_parking_worker_is_never_lost() {
-    check(830, models::notify_racing_park);
+    check(6806, models::notify_racing_park);
 }
 
-/// One preemption: three threads make 176050 executions at two (about
-/// 7 s in a release build on two cores).
+/// One preemption: three threads made 176050 executions at two (about
+/// 7 s in a release build on two cores) before spurious wake-ups were
+/// explored, which multiplied the count at one preemption by 19.
 #[test]
 fn two_workers_poll_each_task_exactly_once() {
-    check_bounded(1, 1569, models::two_workers_run_each_task_once);
+    check_bounded(1, 29880, models::two_workers_run_each_task_once);
 }
 
 #[test]
 fn a_wake_racing_the_poll_polls_the_task_again_once() {
-    check(454, models::wake_racing_poll);
+    check(891, models::wake_racing_poll);
 }
 
 #[test]
@@ -35,7 +42,7 @@ fn an_abort_racing_completion_cancels_or_completes() {
     let report = explore(PREEMPTIONS, models::abort_racing_completion);
     let seen: Vec<_> = models::ABORT_OUTCOMES.lock().unwrap().iter().copied().collect();
     assert_eq!(seen, ["cancelled", "completed"], "{report}");
-    assert_passed(&report, PREEMPTIONS, 89);
+    assert_passed(&report, PREEMPTIONS, 143);
 }
 
 /// Dropping the handle takes the slot's lock (it drops a stored output at
@@ -47,10 +54,10 @@ fn a_join_handle_dropped_racing_completion_drops_the_output_once() {
 
 #[test]
 fn a_spawn_racing_shutdown_is_cancelled_once() {
-    check(216, models::spawn_racing_shutdown);
+    check(232, models::spawn_racing_shutdown);
 }
 
 #[test]
 fn shutdown_racing_a_poll_leaves_the_task_to_its_runner() {
-    check(1673, models::shutdown_racing_a_poll);
+    check(2663, models::shutdown_racing_a_poll);
 }

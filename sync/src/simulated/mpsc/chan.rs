@@ -44,8 +44,9 @@ pub(super) struct Chan<T> {
     /// Values ever pushed and popped, for rendezvous tickets.
     pushed: AtomicU64,
     popped: AtomicU64,
-    /// Whether the receiver is in `recv` or `recv_timeout`: a rendezvous
-    /// `try_send` succeeds only then.
+    /// Whether the receiver is in `recv` or `recv_timeout`, or (inside an
+    /// execution) has announced one: a rendezvous `try_send` succeeds only
+    /// then, and in the second case only by an explored choice.
     receiving: AtomicBool,
 }
 
@@ -163,7 +164,12 @@ impl<T> Chan<T> {
             return Err(TrySendError::Disconnected(value));
         }
         let room = match self.capacity {
-            Some(0) => queue.is_empty() && self.receiving.load(Relaxed),
+            // A receiver marks itself receiving before its scheduling
+            // point, so a receiver that announced `recv` may not have
+            // reached it yet in the program's real interleaving: whether
+            // it had (the value is handed over) or not (`Full`) is an
+            // explored choice. Without a receiver there is no choice.
+            Some(0) => queue.is_empty() && self.receiving.load(Relaxed) && rt::choose(2) == 0,
             Some(cap) => queue.len() < cap,
             None => true,
         };

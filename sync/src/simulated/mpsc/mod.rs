@@ -21,9 +21,12 @@
 //!
 //! A rendezvous (capacity 0) send is thus two steps, so the sender returns
 //! only after the receiver took its value; a rendezvous `try_send` succeeds
-//! only while the receiver is in `recv` or `recv_timeout`. Drop glue does
-//! not pass on its caller's location, so `Close` steps show where the
-//! channel was made; the iterators show where they were made.
+//! only while the receiver is in `recv` or `recv_timeout`, and then by an
+//! explored choice: the receiver announced its receive, but whether it had
+//! reached it when the `try_send` ran (handed over) or not (`Full`) is up
+//! to the real interleaving. Drop glue does not pass on its caller's
+//! location, so `Close` steps show where the channel was made; the
+//! iterators show where they were made.
 //!
 //! Cloning a sender and dropping a sender that is not the last are not
 //! steps: they change nothing another thread can observe.
