@@ -143,6 +143,17 @@ mod sim {
         assert!(location.starts_with("tests/condvar.rs:"), "{location}");
         assert!(cycle.is_empty());
         assert_eq!(report.executions, 6);
+        // The report tells it as a lost wakeup, naming both steps.
+        let text = report.to_string();
+        let told = text.lines().find(|l| l.starts_with("  lost wakeup: ")).unwrap_or_else(|| panic!("{report}"));
+        assert!(
+            told.starts_with("  lost wakeup: 't1' notified Condvar#1 (notify_one at step 2, tests/condvar.rs:"),
+            "{told}"
+        );
+        assert!(
+            told.ends_with(") before 'main' began waiting on it at step 3, and no notification came after"),
+            "{told}"
+        );
         let token = report.token().expect("a failure has a token").to_string();
         let replayed = Builder::new().replay(&token, lost_wakeup).unwrap();
         assert_eq!(replayed.outcome, report.outcome);

@@ -20,6 +20,7 @@
 mod actor;
 mod config;
 mod execution;
+mod explain;
 mod explore;
 mod fair;
 mod liveness;

@@ -254,6 +254,11 @@ impl fmt::Display for Report {
         }
         writeln!(f)?;
         writeln!(f, "{}", self.outcome)?;
+        if let Some(failure) = &self.failure {
+            for line in crate::explain::wakeups(&self.outcome, &failure.trace) {
+                writeln!(f, "  {line}")?;
+            }
+        }
         if let Some(shrink) = self.shrink.filter(Shrink::shrank) {
             writeln!(f, "\n{shrink}")?;
         }
