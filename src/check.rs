@@ -573,21 +573,18 @@ impl Builder {
     where
         F: Fn() + Send + Sync + 'static,
     {
-        self.valid()?;
-        // No more choices than an execution within the step bound makes.
-        let schedule = Schedule::from_token_within(token, self.max_steps)?;
-        let started = Instant::now();
-        Ok(foreign::diagnose(samaritan_sim::replay(self.config(), schedule, Arc::new(f)), started))
+        self.replay_against(token, None, f)
     }
 
-    /// [`Builder::replay`] of a persisted failure, whose trace `earlier`
-    /// was kept beside its token: a mismatch names the first step that
-    /// differs from it.
-    fn replay_persisted<F>(&self, token: &str, earlier: Option<&Trace>, f: F) -> Result<Report, Error>
+    /// [`Builder::replay`] of a schedule recorded with the trace `earlier`
+    /// (a persisted failure's, kept beside its token): a mismatch names the
+    /// first step that differs from it.
+    fn replay_against<F>(&self, token: &str, earlier: Option<&Trace>, f: F) -> Result<Report, Error>
     where
         F: Fn() + Send + Sync + 'static,
     {
         self.valid()?;
+        // No more choices than an execution within the step bound makes.
         let schedule = Schedule::from_token_within(token, self.max_steps)?;
         let started = Instant::now();
         let report = samaritan_sim::replay_against(self.config(), schedule, Arc::new(f), earlier);
@@ -632,7 +629,7 @@ impl Builder {
             for (path, token) in persist::tokens(dir) {
                 let g = f.clone();
                 let earlier = persist::trace(&path);
-                match self.replay_persisted(&token, earlier.as_ref(), move || g()) {
+                match self.replay_against(&token, earlier.as_ref(), move || g()) {
                     Ok(report) if persist::still_fails(&report) => panic!(
                         "{report}\nnote: this failure was persisted by an earlier run at {}; it is replayed first until it passes (SAMARITAN_PERSIST=0 turns this off)",
                         path.display()
