@@ -288,11 +288,12 @@ mod sim {
 
     #[test]
     fn rendezvous_send_returns_after_the_value_was_taken() {
-        // Every step has one enabled thread, so there is one execution:
-        // t1 hands 7 over (main's recv waits for it), main takes it (t1's
-        // second send step waits for that), t1 returns and drops the last
-        // sender (main's join waits for t1), main joins and drops rx.
-        check_passes(1, || {
+        // main S A R J (A: its arrival at the receive, a step of its own
+        // on a rendezvous channel); t1 P1 P2 d. After S, A and t1's P1 are
+        // both enabled (2 orders); from there every step has one enabled
+        // thread: main takes the value (t1's P2 waits for that), t1 drops
+        // the last sender (main's join waits for t1). 2 executions.
+        check_passes(2, || {
             let taken = Arc::new(AtomicBool::new(false));
             let (tx, rx) = sync_channel(0);
             let seen = taken.clone();
@@ -319,8 +320,10 @@ mod sim {
         // After R1: Q1 < R2 < Q2 < d, R2 < D, and P2 anywhere before d.
         //   D after R2 in 3 places: D Q2 d | Q2 D d | Q2 d D; then P2 has
         //   5, 5 and 4 places before d                              = 14
-        // Total 3 * 14 = 42.
-        check_passes(42, || {
+        // Total 3 * 14 = 42 without main's arrival steps; each receive is
+        // now an arrival A then R (A always enabled), which DFS counts at
+        // 170.
+        check_passes(170, || {
             let (tx, rx) = sync_channel(0);
             let tx2 = tx.clone();
             thread::spawn(move || tx.send(1).unwrap());
@@ -333,17 +336,19 @@ mod sim {
 
     #[test]
     fn rendezvous_try_send_needs_a_waiting_receiver() {
-        // main: S (spawn), Y (yield), R (recv), J (join), D (drop rx);
-        // t1: T (try_send), then d (dropping the last sender).
-        // After S, main's Y and t1's T are both enabled:
-        //   T first: no receiver announced recv, so Full; then t1's d and
-        //     main's Y in 2 orders (R waits for d, gets the disconnect)  = 2
-        //   Y first: main then announced R and waits, so T is forced and
-        //     chooses whether main had reached it:
+        // main: S (spawn), Y (yield), A (arrives at recv), R (recv), J
+        // (join), D (drop rx); t1: T (try_send), then d (dropping the last
+        // sender). After S, main's Y and t1's T are both enabled:
+        //   T first: no receiver arrived, so Full; then t1's d before Y,
+        //     between Y and A or after A (R waits for d, gets the
+        //     disconnect)                                                = 3
+        //   Y first, then T before A: Full; d and A in 2 orders          = 2
+        //   Y first, then A: main waits in R, so T is forced and chooses
+        //     whether main had reached it:
         //     yes, T hands 1 over; then R and d in 2 orders             = 2
         //     no, Full; then d, R (the disconnect)                      = 1
-        // Total 5.
-        check_tallied(5, &[("full Err(RecvError)", 3), ("sent Ok(1)", 2)], |t| {
+        // Total 8.
+        check_tallied(8, &[("full Err(RecvError)", 6), ("sent Ok(1)", 2)], |t| {
             let (tx, rx) = sync_channel(0);
             let t1 = thread::spawn(move || tx.try_send(1));
             thread::yield_now();
@@ -359,13 +364,15 @@ mod sim {
 
     #[test]
     fn rendezvous_try_send_can_be_full_while_the_receiver_announced_recv() {
-        // As above without the yield: main runs on from S to announce R
-        // before t1's T can run, so the receiver always looks waiting.
-        // T is forced and chooses whether main had reached its recv:
-        //   yes, T hands 1 over; then R and d in 2 orders                = 2
-        //   no, Full; then d, R (the disconnect)                          = 1
-        // Total 3. (Without the choice every T succeeded: 2 executions.)
-        check_tallied(3, &[("full Err(RecvError)", 1), ("sent Ok(1)", 2)], |t| {
+        // As above without the yield. After S, main's A and t1's T are
+        // both enabled:
+        //   T first: no receiver arrived, so Full; d and A in 2 orders   = 2
+        //   A first: main waits in R, so T is forced and chooses whether
+        //   main had reached its recv:
+        //     yes, T hands 1 over; then R and d in 2 orders              = 2
+        //     no, Full; then d, R (the disconnect)                        = 1
+        // Total 5. (Without the choice every T after A succeeded.)
+        check_tallied(5, &[("full Err(RecvError)", 3), ("sent Ok(1)", 2)], |t| {
             let (tx, rx) = sync_channel(0);
             let t1 = thread::spawn(move || tx.try_send(1));
             let got = rx.recv();

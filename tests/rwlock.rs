@@ -114,11 +114,14 @@ mod sim {
     }
 
     #[test]
-    fn a_writer_excludes_a_reader_in_ten_executions() {
-        // As for a locked counter: t1 W1 U1, t2 R2 U2, sections exclusive.
-        // t1 first: S2 before W1, inside or after (3), then J1 before R2,
-        // inside or after (3): 9. t2 first: S2 R2 U2 W1 U1 J1 J2: 1. Total 10.
-        check_exhausts(two_threads([writer, reader]), 10);
+    fn a_writer_excludes_a_reader_in_sixteen_executions() {
+        // t1 A1 W1 U1 (the writer's arrival is a step of its own), t2 R2
+        // U2, sections exclusive; main S1 S2 J1 J2.
+        // t2 after t1: S2 before A1, between A1 and W1 or inside (3) times
+        // J1 before R2, inside or after (3), or S2 after U1 and then J1 in
+        // 3 places: 12. t2 before W1: S2 R2 U2 with A1 in 4 places, then
+        // W1 U1 J1 J2: 4. Total 16 (10 before the arrival step).
+        check_exhausts(two_threads([writer, reader]), 16);
     }
 
     #[test]
@@ -179,11 +182,14 @@ mod sim {
 
     #[test]
     fn a_recursive_read_behind_a_waiting_writer_deadlocks() {
-        // main R1 S R2 U2 U1 J; t1 W, announced at S and blocked by R1.
-        // R2 is forced and chooses whether t1 was already waiting:
-        //   no, admitted: U2 U1, then W and J are forced: passes;
-        //   yes, queued behind W, which waits for main's R1: deadlock.
-        // Admitted whenever no writer held the lock, it passed in 1.
+        // main R1 S R2 U2 U1 J; t1 A (its arrival) then W, blocked by R1.
+        // After S, R2 and A are both enabled:
+        //   R2 first: no writer waits, admitted; A before U2, between or
+        //   after U1, then W and J: 3 passing executions;
+        //   A first: R2 chooses whether it came after the writer began
+        //   waiting: no, admitted: passes (1); yes, queued behind W, which
+        //   waits for main's R1: deadlock, in execution 5.
+        // Admitted whenever no writer held the lock, it passed every time.
         let report = dfs(recursive_read_with_a_writer);
         let Outcome::Deadlock(Deadlock { blocked, .. }) = &report.outcome else { panic!("{report}") };
         let seen: Vec<_> = blocked
@@ -196,7 +202,7 @@ mod sim {
             [("main", "read", Some("RwLock#0"), main.as_slice()), ("t1", "lock", Some("RwLock#0"), main.as_slice())],
             "{report}"
         );
-        assert_eq!(report.executions, 2);
+        assert_eq!(report.executions, 5);
         let token = report.token().expect("a failure has a token").to_string();
         let replayed = Builder::new().replay(&token, recursive_read_with_a_writer).unwrap();
         assert_eq!(replayed.outcome, report.outcome);
@@ -204,8 +210,10 @@ mod sim {
 
     #[test]
     fn try_read_fails_behind_a_waiting_writer_by_choice() {
-        // As above with try_read: the choice is between a guard and
-        // WouldBlock (no deadlock), 2 executions.
+        // As above with try_read (main R1 S TR, t1 A W): TR before A gets
+        // a guard, with A in 3 places among main's unlocks (3); A before
+        // TR makes TR choose between a guard and WouldBlock (2). Total 5,
+        // one of them WouldBlock.
         use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
         static WOULD_BLOCK: StdAtomicUsize = StdAtomicUsize::new(0);
         check_exhausts(
@@ -220,7 +228,7 @@ mod sim {
                 drop(first);
                 w.join().unwrap();
             },
-            2,
+            5,
         );
         assert_eq!(WOULD_BLOCK.load(StdOrdering::SeqCst), 1);
     }

@@ -121,6 +121,12 @@ pub enum Op {
     Poll,
     /// Wakes an async task.
     Wake,
+    /// Arrives at a blocking operation where other threads can see it
+    /// waiting (a writer queueing at a reader-writer lock, which new
+    /// readers then queue behind): a step of its own on the object, so that
+    /// what others decide from the arrival depends on a step on that
+    /// object, as partial-order reduction needs.
+    Arrive,
 }
 
 impl Op {
@@ -161,7 +167,7 @@ impl Op {
     }
 
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 34] = [
+    pub const ALL: [Op; 35] = [
         Op::Spawn,
         Op::Join,
         Op::Yield,
@@ -196,6 +202,7 @@ impl Op {
         Op::Choose,
         Op::Poll,
         Op::Wake,
+        Op::Arrive,
     ];
 
     /// Returns the operation whose trace name is `name`.
@@ -240,6 +247,7 @@ impl Op {
             Op::Choose => "choose",
             Op::Poll => "poll",
             Op::Wake => "wake",
+            Op::Arrive => "arrive",
         }
     }
 }

@@ -162,7 +162,9 @@ const SEMANTICS: [u8; Op::ALL.len()] = {
 /// but never reports a false one.
 const fn semantics(op: Op) -> u8 {
     match op {
-        Op::Spawn | Op::Yield | Op::Sleep | Op::SpinLoop | Op::Fence | Op::Choose => 0,
+        // An arrival at a blocking operation publishes and learns nothing
+        // (the operation's own step does).
+        Op::Spawn | Op::Yield | Op::Sleep | Op::SpinLoop | Op::Fence | Op::Choose | Op::Arrive => 0,
         Op::TryLock | Op::TryReadLock => TRY,
         Op::Join => ACQUIRE | JOIN,
         Op::Load

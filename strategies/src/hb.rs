@@ -595,13 +595,15 @@ impl History {
     /// exclusive locks its actor held before it, may be enabled at once
     /// (inspect paper, section 4.4): not when the actors hold a lock in
     /// common, nor when one is the blocking acquisition of a lock the
-    /// other holds. Unknown lock sets (`None`) say nothing.
+    /// other holds: exclusively (a mutex, or a reader-writer lock held for
+    /// writing), which blocks a reader as much as a writer. Unknown lock
+    /// sets (`None`) say nothing.
     pub(crate) fn may_coenable(
         a: (Op, Option<ObjectId>, Option<&[ObjectId]>),
         b: (Op, Option<ObjectId>, Option<&[ObjectId]>),
     ) -> bool {
         let takes_held = |x: (Op, Option<ObjectId>, Option<&[ObjectId]>), held: Option<&[ObjectId]>| {
-            x.0 == Op::Lock && x.1.is_some_and(|o| held.is_some_and(|h| h.contains(&o)))
+            matches!(x.0, Op::Lock | Op::ReadLock) && x.1.is_some_and(|o| held.is_some_and(|h| h.contains(&o)))
         };
         if takes_held(a, b.2) || takes_held(b, a.2) {
             return false;

@@ -2,15 +2,17 @@
 //! stores, fetch-adds, compare-exchanges, critical sections and unlocked
 //! cell updates; with [`Program::generate_blocking`] also condition
 //! variable signals and timed waits, sleeps, and channel sends and
-//! receives), whose outcome is every register and final value. Shared by
-//! `tests/reduction_agreement.rs` and the HaPSet bench.
+//! receives; with [`Program::generate_rw`] reader-writer locks, recursive
+//! reads and rendezvous channels), whose outcome is every register and
+//! final value. Shared by `tests/reduction_agreement.rs` and the HaPSet
+//! bench.
 
 use std::time::Duration;
 
 use samaritan::cell::UnsafeCell;
 use samaritan::sync::atomic::{AtomicU32, Ordering};
-use samaritan::sync::mpsc::{channel, Receiver, Sender};
-use samaritan::sync::{Arc, Condvar, Mutex};
+use samaritan::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use samaritan::sync::{Arc, Condvar, Mutex, RwLock};
 use samaritan::thread;
 
 /// A small deterministic generator (xorshift64*).
@@ -58,6 +60,21 @@ pub(crate) enum Ins {
     /// `reg = channel[c].try_recv()` (plus 10; 99 when empty), the
     /// receiver taken under its own lock.
     TryRecv(usize),
+    /// `reg = *rwlock[l].read() + reg`
+    Read(usize),
+    /// Holding `rwlock[l].read()`, read it again (std on Linux queues the
+    /// second read behind a waiting writer: a deadlock), then as `Read`.
+    ReadTwice(usize),
+    /// `reg = rwlock[l].try_read()` as its value (99 when it would block).
+    TryRead(usize),
+    /// Under `rwlock[l].write()`: `value = value * 3 + reg + 1; reg = value`.
+    Write(usize),
+    /// `reg = rendezvous[c].try_send(reg)` as 1 (sent) or 0 (full or
+    /// disconnected).
+    TrySendRendezvous(usize),
+    /// `reg = rendezvous[c].recv_timeout(1ms)` (plus 10; 99 on time-out),
+    /// the receiver taken under its own lock.
+    RecvRendezvous(usize),
 }
 
 /// Cells the generated threads share; what orders their accesses is up to
@@ -77,6 +94,8 @@ pub(crate) struct Program {
     pub(crate) locks: usize,
     pub(crate) cells: usize,
     pub(crate) channels: usize,
+    pub(crate) rwlocks: usize,
+    pub(crate) rendezvous: usize,
 }
 
 impl Program {
@@ -114,7 +133,7 @@ impl Program {
                     .collect()
             })
             .collect();
-        Program { threads, atomics, locks, cells, channels: 0 }
+        Program { threads, atomics, locks, cells, channels: 0, rwlocks: 0, rendezvous: 0 }
     }
 
     /// A program of at most 5 instructions that also signals and waits on
@@ -144,6 +163,46 @@ impl Program {
                 locks,
                 cells: 0,
                 channels,
+                rwlocks: 0,
+                rendezvous: 0,
+            };
+            if program.threads.iter().map(Vec::len).sum::<usize>() <= 5 {
+                return program;
+            }
+        }
+    }
+
+    /// A program of at most 5 instructions over one reader-writer lock
+    /// (reads, recursive reads, `try_read`, writes), one rendezvous
+    /// channel (`try_send`, timed receives) and one atomic: the choices
+    /// that depend on what another thread has announced (a waiting writer,
+    /// a receiver at its receive).
+    pub(crate) fn generate_rw(g: &mut Gen) -> Program {
+        loop {
+            let threads = 2 + g.below(2);
+            let program = Program {
+                threads: (0..threads)
+                    .map(|_| {
+                        (0..1 + g.below(3))
+                            .map(|_| match g.below(8) {
+                                0 => Ins::Load(0),
+                                1 => Ins::Store(0, 1 + g.below(2) as u32),
+                                2 => Ins::Read(0),
+                                3 => Ins::ReadTwice(0),
+                                4 => Ins::TryRead(0),
+                                5 => Ins::Write(0),
+                                6 => Ins::TrySendRendezvous(0),
+                                _ => Ins::RecvRendezvous(0),
+                            })
+                            .collect()
+                    })
+                    .collect(),
+                atomics: 1,
+                locks: 0,
+                cells: 0,
+                channels: 0,
+                rwlocks: 1,
+                rendezvous: 1,
             };
             if program.threads.iter().map(Vec::len).sum::<usize>() <= 5 {
                 return program;
@@ -161,12 +220,17 @@ impl Program {
         let (senders, receivers): (Vec<Sender<u32>>, Vec<Receiver<u32>>) =
             (0..self.channels).map(|_| channel()).unzip();
         let receivers: Arc<Vec<Mutex<Receiver<u32>>>> = Arc::new(receivers.into_iter().map(Mutex::new).collect());
+        let rwlocks: Arc<Vec<RwLock<u32>>> = Arc::new((0..self.rwlocks).map(|_| RwLock::new(0)).collect());
+        let (meeting, waiting): (Vec<SyncSender<u32>>, Vec<Receiver<u32>>) =
+            (0..self.rendezvous).map(|_| sync_channel(0)).unzip();
+        let waiting: Arc<Vec<Mutex<Receiver<u32>>>> = Arc::new(waiting.into_iter().map(Mutex::new).collect());
         let handles: Vec<_> = self
             .threads
             .iter()
             .map(|body| {
                 let (body, atomics, locks, cells) = (body.clone(), atomics.clone(), locks.clone(), cells.clone());
                 let (conds, senders, receivers) = (conds.clone(), senders.clone(), receivers.clone());
+                let (rwlocks, meeting, waiting) = (rwlocks.clone(), meeting.clone(), waiting.clone());
                 thread::spawn(move || {
                     let mut reg = 0u32;
                     let mut seen = Vec::new();
@@ -212,6 +276,22 @@ impl Program {
                             }
                             Ins::Send(c) => senders[c].send(reg).unwrap(),
                             Ins::TryRecv(c) => reg = receivers[c].lock().unwrap().try_recv().map_or(99, |v| v + 10),
+                            Ins::Read(l) => reg += *rwlocks[l].read().unwrap(),
+                            Ins::ReadTwice(l) => {
+                                let first = rwlocks[l].read().unwrap();
+                                reg += *first + *rwlocks[l].read().unwrap();
+                            }
+                            Ins::TryRead(l) => reg = rwlocks[l].try_read().map_or(99, |v| *v),
+                            Ins::Write(l) => {
+                                let mut value = rwlocks[l].write().unwrap();
+                                *value = *value * 3 + reg + 1;
+                                reg = *value;
+                            }
+                            Ins::TrySendRendezvous(c) => reg = u32::from(meeting[c].try_send(reg).is_ok()),
+                            Ins::RecvRendezvous(c) => {
+                                let received = waiting[c].lock().unwrap().recv_timeout(Duration::from_millis(1));
+                                reg = received.map_or(99, |v| v + 10);
+                            }
                         }
                         seen.push(reg);
                     }
@@ -220,12 +300,14 @@ impl Program {
             })
             .collect();
         drop(senders);
+        drop(meeting);
         let mut outcome: Vec<u32> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
         for receiver in receivers.iter() {
             outcome.extend(receiver.lock().unwrap().try_iter());
         }
         outcome.extend(atomics.iter().map(|a| a.load(Ordering::SeqCst)));
         outcome.extend(locks.iter().map(|l| *l.lock().unwrap()));
+        outcome.extend(rwlocks.iter().map(|l| *l.read().unwrap()));
         outcome.extend(cells.0.iter().map(|c| {
             // SAFETY: every thread has been joined.
             c.with(|p| unsafe { *p })

@@ -150,6 +150,11 @@ impl<T: ?Sized> RwLock<T> {
         }
         let object = self.object();
         let location = Location::caller();
+        // The writer's arrival is a step on the lock: readers decide from
+        // it whether to queue behind the writer, and partial-order
+        // reduction must see that they depend on a step of the writer on
+        // this lock (not on whatever step the writer took before).
+        rt::step(Op::Arrive, Some(object), location);
         let announced = Announced::new(&self.writers);
         rt::step_when(Op::Lock, Some(object), location, &|| self.state.load(Ordering::Relaxed) == 0);
         drop(announced);

@@ -164,11 +164,12 @@ impl<T> Chan<T> {
             return Err(TrySendError::Disconnected(value));
         }
         let room = match self.capacity {
-            // A receiver marks itself receiving before its scheduling
-            // point, so a receiver that announced `recv` may not have
-            // reached it yet in the program's real interleaving: whether
-            // it had (the value is handed over) or not (`Full`) is an
-            // explored choice. Without a receiver there is no choice.
+            // A receiver marks itself receiving at its arrival step,
+            // before the receive's own scheduling point, so a receiver
+            // that arrived may not have reached `recv` yet in the
+            // program's real interleaving: whether it had (the value is
+            // handed over) or not (`Full`) is an explored choice. Without
+            // a receiver there is no choice.
             Some(0) => queue.is_empty() && self.receiving.load(Relaxed) && rt::choose(2) == 0,
             Some(cap) => queue.len() < cap,
             None => true,
@@ -180,9 +181,20 @@ impl<T> Chan<T> {
         Ok(())
     }
 
+    /// A receiver arrives at a blocking receive: on a rendezvous channel,
+    /// where senders' `try_send` decides from it, first a step of its own
+    /// on the channel (so that partial-order reduction sees `try_send`
+    /// depend on a step of the receiver on this channel), then the mark.
+    fn arrive(&self, loc: Loc) {
+        if let (Some(0), Some(object)) = (self.capacity, self.object()) {
+            rt::step(Op::Arrive, Some(object), loc);
+        }
+        self.receiving.store(true, Relaxed);
+    }
+
     /// `Receiver::recv`.
     pub(super) fn recv(&self, loc: Loc) -> Result<T, RecvError> {
-        self.receiving.store(true, Relaxed);
+        self.arrive(loc);
         let mut queue = self.wait(Op::Recv, loc, &|| self.is_ready_to_recv());
         self.receiving.store(false, Relaxed);
         self.pop(&mut queue).ok_or(RecvError)
@@ -202,7 +214,7 @@ impl<T> Chan<T> {
     /// step that times out (advancing the virtual clock by `timeout`) when
     /// nothing is there as it is scheduled.
     pub(super) fn recv_timeout(&self, timeout: Duration, loc: Loc) -> Result<T, RecvTimeoutError> {
-        self.receiving.store(true, Relaxed);
+        self.arrive(loc);
         let mut queue = match self.object() {
             Some(object) => {
                 rt::step(Op::RecvTimeout, Some(object), loc);
