@@ -88,9 +88,7 @@ pub struct Builder {
 
 /// Reads `name` as a `T`, panicking as loom does on a bad value.
 fn var<T: std::str::FromStr>(name: &str) -> Option<T> {
-    std::env::var(name)
-        .ok()
-        .map(|v| v.parse().unwrap_or_else(|_| panic!("invalid value for `{name}`")))
+    std::env::var(name).ok().map(|v| v.parse().unwrap_or_else(|_| panic!("invalid value for `{name}`")))
 }
 
 impl Builder {

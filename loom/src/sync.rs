@@ -49,9 +49,7 @@ impl Notify {
     pub fn wait(&self) {
         use std::sync::atomic::Ordering::SeqCst;
 
-        self.waiting
-            .compare_exchange(false, true, SeqCst, SeqCst)
-            .expect("only a single thread may wait on `Notify`");
+        self.waiting.compare_exchange(false, true, SeqCst, SeqCst).expect("only a single thread may wait on `Notify`");
         let mut permit = self.permit.lock().unwrap();
         while !*permit {
             permit = self.wakeup.wait(permit).unwrap();

@@ -1,0 +1,1 @@
+//! loom's API surface, used as loom users use it.
