@@ -2,10 +2,13 @@
 //!
 //! [`loom::sync`]: https://docs.rs/loom/0.7/loom/sync/index.html
 
+mod arc;
 pub mod atomic;
 
-pub use samaritan::sync::{Arc, LockResult, TryLockResult, Weak};
+pub use arc::Arc;
+
 pub use samaritan::sync::{Barrier, BarrierWaitResult, Condvar, WaitTimeoutResult};
+pub use samaritan::sync::{LockResult, TryLockResult};
 pub use samaritan::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Multi-producer, single-consumer FIFO queues; samaritan's (a superset

@@ -151,9 +151,9 @@ fn two_pops(variant: Variant) {
 
 #[test]
 fn correct_stack_passes() {
-    assert_pass(&check(|| push_pop(Variant::Correct)), 156);
-    assert_pass(&check(|| two_pushes(Variant::Correct)), 8);
-    assert_pass(&check(|| two_pops(Variant::Correct)), 4);
+    assert_pass(&check(|| push_pop(Variant::Correct)), 313);
+    assert_pass(&check(|| two_pushes(Variant::Correct)), 17);
+    assert_pass(&check(|| two_pops(Variant::Correct)), 9);
 }
 
 #[test]
