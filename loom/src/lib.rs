@@ -24,12 +24,13 @@
 //! saying so.
 //!
 //! ```
+//! # #[cfg(feature = "sim")]
+//! # fn main() {
+//! # use samaritan_loom as loom;
 //! use loom::sync::atomic::{AtomicUsize, Ordering};
 //! use loom::sync::Arc;
 //! use loom::thread;
-//! # use samaritan_loom as loom;
 //!
-//! # #[cfg(feature = "sim")]
 //! loom::model(|| {
 //!     let n = Arc::new(AtomicUsize::new(0));
 //!     let m = n.clone();
@@ -40,6 +41,9 @@
 //!     t.join().unwrap();
 //!     assert_eq!(n.load(Ordering::Acquire), 2);
 //! });
+//! # }
+//! # #[cfg(not(feature = "sim"))]
+//! # fn main() {}
 //! ```
 //!
 //! # What maps

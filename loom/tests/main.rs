@@ -4,48 +4,30 @@
 //! `check` explores one with the settings `loom::model` uses by default
 //! and returns samaritan's report instead of panicking, so that a bug
 //! variant's verdict can be asserted.
-#![cfg(feature = "sim")]
+//! Without the `sim` feature (the workspace's production run) only
+//! `model_needs_the_sim_feature` runs.
 
 extern crate samaritan_loom as loom;
 
+#[cfg(feature = "sim")]
 mod api;
+#[cfg(feature = "sim")]
 mod oneshot;
+#[cfg(feature = "sim")]
 mod refcount;
+#[cfg(feature = "sim")]
+mod support;
+#[cfg(feature = "sim")]
 mod treiber;
 
-use samaritan::{Outcome, Report};
+#[cfg(feature = "sim")]
+use support::{assert_panic, assert_pass, assert_race, check};
 
-/// Explores `f` as `loom::model` does with no `LOOM_*` variable set
-/// (every schedule up to the order of independent steps, no budget).
-#[track_caller]
-fn check(f: impl Fn() + Send + Sync + 'static) -> Report {
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = None;
-    builder.max_permutations = None;
-    builder.max_duration = None;
-    builder.max_branches = 1_000;
-    builder.to_samaritan().persist(false).progress(false).explore(f).expect("valid settings")
-}
-
-/// Asserts that `report` passed after exhausting `executions` executions.
-#[track_caller]
-fn assert_pass(report: &Report, executions: u64) {
-    assert_eq!(report.outcome, Outcome::Pass, "{report}");
-    assert!(report.exhausted, "{report}");
-    assert_eq!(report.executions, executions, "{report}");
-}
-
-/// Asserts that `report` is a panic whose message contains `message`.
-#[track_caller]
-fn assert_panic(report: &Report, message: &str) {
-    match &report.outcome {
-        Outcome::Panic { message: m, .. } if m.contains(message) => {}
-        _ => panic!("expected a panic with {message:?}, got:\n{report}"),
-    }
-}
-
-/// Asserts that `report` is a data race on an `UnsafeCell`.
-#[track_caller]
-fn assert_race(report: &Report) {
-    assert!(matches!(report.outcome, Outcome::DataRace { .. }), "expected a data race, got:\n{report}");
+/// Without `sim` there is no explorer: `model` says how to get one.
+#[cfg(not(feature = "sim"))]
+#[test]
+fn model_needs_the_sim_feature() {
+    let err = std::panic::catch_unwind(|| loom::model(|| {})).unwrap_err();
+    let message = err.downcast_ref::<String>().cloned().or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()));
+    assert!(message.unwrap().contains("`sim` feature"));
 }
