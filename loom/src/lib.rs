@@ -20,7 +20,7 @@
 //! like loom, this crate only serves tests. It is a feature and not a
 //! default only because cargo unifies features across a workspace build,
 //! where a default `sim` would turn every crate's production build into a
-//! simulation build. Without it, the crate compiles and [`model`] panics
+//! simulation build. Without it, the crate compiles and [`model()`] panics
 //! saying so.
 //!
 //! ```

@@ -13,7 +13,7 @@ const DEFAULT_MAX_THREADS: usize = 5;
 const DEFAULT_MAX_BRANCHES: usize = 1_000;
 
 /// Configures a model; loom's fields, mapped to samaritan's
-/// [`samaritan::Builder`] where they map.
+/// samaritan's `Builder` where they map.
 ///
 /// What samaritan runs:
 ///

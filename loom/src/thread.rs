@@ -69,7 +69,7 @@ unsafe impl<T> Send for OnExploringThread<T> {}
 ///
 /// # Panics
 ///
-/// Outside [`crate::model`] (loom's own `spawn` panics there too), and
+/// Outside [`crate::model()`] (loom's own `spawn` panics there too), and
 /// without the `sim` feature.
 #[track_caller]
 pub fn spawn<F, T>(f: F) -> JoinHandle<T>
