@@ -149,3 +149,74 @@ impl<T: ?Sized> fmt::Debug for MutPtr<T> {
         f.debug_tuple("MutPtr").field(&self.ptr).finish()
     }
 }
+
+/// Same API as loom's `Cell` (std's `Cell`, its accesses checked for data
+/// races like [`UnsafeCell`]'s).
+#[derive(Debug, Default)]
+pub struct Cell<T> {
+    cell: UnsafeCell<T>,
+}
+
+impl<T> Cell<T> {
+    /// Creates a new `Cell` containing the given value.
+    pub const fn new(v: T) -> Cell<T> {
+        Cell { cell: UnsafeCell::new(v) }
+    }
+
+    /// Sets the contained value.
+    #[track_caller]
+    pub fn set(&self, val: T) {
+        drop(self.replace(val));
+    }
+
+    /// Swaps the values of two cells.
+    #[track_caller]
+    pub fn swap(&self, other: &Cell<T>) {
+        if std::ptr::eq(self, other) {
+            return;
+        }
+        self.cell.with_mut(|mine| {
+            // SAFETY: `Cell` is not `Sync`: no other thread accesses
+            // either value, and the two are distinct.
+            other.cell.with_mut(|theirs| unsafe { std::ptr::swap(mine, theirs) })
+        })
+    }
+
+    /// Replaces the contained value, returning the old one.
+    #[track_caller]
+    pub fn replace(&self, val: T) -> T {
+        // SAFETY: `Cell` is not `Sync`, and no reference to the value
+        // escapes.
+        self.cell.with_mut(|p| unsafe { std::mem::replace(&mut *p, val) })
+    }
+
+    /// Returns a copy of the contained value.
+    #[track_caller]
+    pub fn get(&self) -> T
+    where
+        T: Copy,
+    {
+        // SAFETY: as `replace`.
+        self.cell.with(|p| unsafe { *p })
+    }
+
+    /// Takes the value, leaving `Default::default()` in its place.
+    #[track_caller]
+    pub fn take(&self) -> T
+    where
+        T: Default,
+    {
+        self.replace(T::default())
+    }
+
+    /// Unwraps the value.
+    pub fn into_inner(self) -> T {
+        self.cell.into_inner()
+    }
+}
+
+impl<T> From<T> for Cell<T> {
+    fn from(v: T) -> Cell<T> {
+        Cell::new(v)
+    }
+}

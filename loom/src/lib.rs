@@ -67,7 +67,9 @@
 //! | `hint::{spin_loop, unreachable_unchecked}` | a yielding step; a panic (as loom) |
 //! | `alloc::{alloc, alloc_zeroed, dealloc, Layout, Track}` | std's allocator; no leak tracking |
 //! | `explore`, `stop_exploring`, `skip_branch` | no-ops: every branch is explored |
-//! | weak memory (`Relaxed`/`Acquire`/`Release` reorderings), `cell::Cell`, `MAX_THREADS` | not mapped |
+//! | `cell::Cell` | on the race-checked cell, as loom's |
+//! | `MAX_THREADS` | 5, as loom's; samaritan itself has no such limit |
+//! | weak memory (`Relaxed`/`Acquire`/`Release` reorderings), `Arc::from_std`, leak tracking | not mapped |
 #![doc(test(attr(deny(warnings))))]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -79,6 +81,11 @@ pub mod sync;
 pub mod thread;
 
 pub use extra::{alloc, future, hint, lazy_static};
+
+/// loom's limit on threads per execution, for code that reads it;
+/// samaritan has no such limit, and [`model::Builder::max_threads`] is
+/// ignored.
+pub const MAX_THREADS: usize = 5;
 #[doc(inline)]
 pub use model::model;
 

@@ -202,3 +202,20 @@ fn a_preemption_bound_runs_cb_por() {
     assert_eq!(report.strategy, "cb-por", "{report}");
     assert_eq!(report.completed_bound, Some(1), "{report}");
 }
+
+#[test]
+fn cells_are_checked() {
+    /// A `Cell` shared with nothing ordering its accesses.
+    struct Shared(loom::cell::Cell<u32>);
+    // SAFETY: the claim under test.
+    unsafe impl Sync for Shared {}
+
+    let report = check(|| {
+        let shared = Arc::new(Shared(loom::cell::Cell::new(1)));
+        let other = shared.clone();
+        let t = thread::spawn(move || other.0.set(2));
+        let _ = shared.0.get();
+        t.join().unwrap();
+    });
+    assert_race(&report);
+}
