@@ -52,7 +52,7 @@
 //! |---|---|
 //! | `model`, `model::Builder::{new, check, checkpoint_file}` | samaritan's `Builder::check`; see [`model::Builder`] for each field |
 //! | `preemption_bound` / `LOOM_MAX_PREEMPTIONS` | `None`: `dpor` (every schedule up to independent steps, as loom); `Some(n)`: `cb-por` at bound `n` |
-//! | `max_branches` / `LOOM_MAX_BRANCHES` | the step bound of an execution |
+//! | `max_branches` / `LOOM_MAX_BRANCHES` | the step bound of an execution; at loom's default (1000), samaritan's (100000), since every operation is a step |
 //! | `max_permutations` / `LOOM_MAX_PERMUTATIONS` | the execution budget |
 //! | `max_duration` / `LOOM_MAX_DURATION` | the time budget (`None`: none, as loom) |
 //! | `max_threads`, `checkpoint_*`, `location`, `log`, `expect_explicit_explore` | accepted, ignored |

@@ -22,8 +22,13 @@ const DEFAULT_MAX_BRANCHES: usize = 1_000;
 ///   strategy. `Some(n)` explores every schedule with at most `n`
 ///   preemptions, up to the order of independent steps: `cb-por` at bound
 ///   `n`.
-/// - `max_branches` is samaritan's step bound (`max_steps`): an execution
-///   that takes more steps fails, as loom's panics past that many branches.
+/// - `max_branches` set to anything but loom's default of 1000 is
+///   samaritan's step bound (`max_steps`): an execution that takes more
+///   steps fails, as loom's panics past that many branches. At 1000,
+///   samaritan's own bound applies (`SAMARITAN_MAX_STEPS`, 100000 by
+///   default): samaritan counts every operation as a step where loom
+///   counts only its branches, so a loom test well within 1000 branches
+///   can take more than 1000 steps.
 /// - `max_permutations` is samaritan's execution budget, `max_duration`
 ///   its time budget (`None`, loom's default, is no time limit; samaritan's
 ///   own default of one minute does not apply). A search a budget stops
@@ -43,7 +48,8 @@ pub struct Builder {
     /// to 5, as loom's.
     pub max_threads: usize,
 
-    /// Maximum number of steps of one execution (samaritan's step bound).
+    /// Maximum number of steps of one execution (samaritan's step bound),
+    /// unless it is 1000, loom's default (then samaritan's own bound).
     ///
     /// Defaults to the `LOOM_MAX_BRANCHES` environment variable, else 1000.
     pub max_branches: usize,
@@ -122,7 +128,10 @@ impl Builder {
     pub fn to_samaritan(&self) -> samaritan::Builder {
         use samaritan::SearchStrategy;
 
-        let mut b = samaritan::Builder::new().max_steps(self.max_branches as u64);
+        let mut b = samaritan::Builder::new();
+        if self.max_branches != DEFAULT_MAX_BRANCHES {
+            b = b.max_steps(self.max_branches as u64);
+        }
         b = match self.preemption_bound {
             None => b.strategy(SearchStrategy::Dpor),
             Some(n) => b.strategy(SearchStrategy::CbPor).preemption_bound(u32::try_from(n).unwrap_or(u32::MAX)),

@@ -219,3 +219,27 @@ fn cells_are_checked() {
     });
     assert_race(&report);
 }
+
+#[test]
+fn max_branches_is_the_step_bound() {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = None;
+    builder.max_duration = None;
+    builder.max_branches = 10;
+    let report = builder
+        .to_samaritan()
+        .persist(false)
+        .explore(|| {
+            let n = AtomicUsize::new(0);
+            for _ in 0..20 {
+                n.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+        .unwrap();
+    // Past the bound, the fair scheduler names the thread that took the
+    // steps without yielding (even with no other thread to starve).
+    assert!(
+        matches!(&report.outcome, samaritan::Outcome::GoodSamaritanViolation { actor, steps: 10, .. } if actor == "main"),
+        "{report}"
+    );
+}
