@@ -176,3 +176,31 @@ where
 {
     Builder::new().check(f);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The only test of this binary: it sets environment variables, which
+    /// no other thread may read meanwhile.
+    #[test]
+    fn builder_reads_loom_variables() {
+        std::env::set_var("LOOM_MAX_PREEMPTIONS", "3");
+        std::env::set_var("LOOM_MAX_BRANCHES", "500");
+        std::env::set_var("LOOM_MAX_DURATION", "7");
+        std::env::set_var("LOOM_MAX_PERMUTATIONS", "100");
+        let b = Builder::new();
+        assert_eq!(
+            (b.preemption_bound, b.max_branches, b.max_duration, b.max_permutations),
+            (Some(3), 500, Some(Duration::from_secs(7)), Some(100))
+        );
+        std::env::set_var("LOOM_MAX_PREEMPTIONS", "three");
+        let err = std::panic::catch_unwind(Builder::new).unwrap_err();
+        assert_eq!(err.downcast_ref::<String>().unwrap(), "invalid value for `LOOM_MAX_PREEMPTIONS`");
+        for name in ["LOOM_MAX_PREEMPTIONS", "LOOM_MAX_BRANCHES", "LOOM_MAX_DURATION", "LOOM_MAX_PERMUTATIONS"] {
+            std::env::remove_var(name);
+        }
+        let b = Builder::new();
+        assert_eq!((b.preemption_bound, b.max_branches, b.max_duration), (None, 1_000, None));
+    }
+}
