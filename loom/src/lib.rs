@@ -15,6 +15,8 @@
 //! livelock, step bound), a trace with one line per step, and a replay
 //! token with the command that replays it
 //! (`SAMARITAN_REPLAY=<token> cargo test <name> -- --exact`).
+//! As with `samaritan::check`, a failing test's schedule is kept under
+//! `target/samaritan/failures/` and replayed first on the next run.
 //!
 //! The `sim` feature turns on samaritan's explorer, and is always wanted:
 //! like loom, this crate only serves tests. It is a feature and not a
@@ -57,7 +59,8 @@
 //! | `max_duration` / `LOOM_MAX_DURATION` | the time budget (`None`: none, as loom) |
 //! | `max_threads`, `checkpoint_*`, `location`, `log`, `expect_explicit_explore` | accepted, ignored |
 //! | `thread::{spawn, JoinHandle, yield_now, current, park, Thread, ThreadId, Builder, LocalKey, AccessError, panicking}` | samaritan's threads; `spawn` takes non-`Send` closures, as loom's |
-//! | `sync::{Arc, Mutex, RwLock, Condvar, Barrier, mpsc, …Guard, LockResult, TryLockResult}` | samaritan's (`Arc` is std's; loom's `Arc::from_std` is missing) |
+//! | `sync::Arc` | counted by a samaritan atomic, so the last owner's drop is ordered after the others' accesses (std's count is invisible to the race detector); no `Weak`, no `Arc::from_std` |
+//! | `sync::{Mutex, RwLock, Condvar, Barrier, mpsc, …Guard, LockResult, TryLockResult}` | samaritan's |
 //! | `sync::Notify` (`notify`, `wait`) | a samaritan `Mutex<bool>` and `Condvar` |
 //! | `sync::atomic::*` with `with_mut`, `unsync_load`, `fence`, `spin_loop_hint` | samaritan's atomics, sequentially consistent; `unsync_load` is a SeqCst load |
 //! | `cell::{UnsafeCell, ConstPtr, MutPtr}` (`with`, `with_mut`, `get`, `get_mut`, `deref`) | samaritan's race-checked cell; a `get`/`get_mut` access is checked when made, not while the pointer lives |
