@@ -1,0 +1,206 @@
+//! Model concurrent programs; loom's [`loom::model`] on samaritan's
+//! explorer.
+//!
+//! [`loom::model`]: https://docs.rs/loom/0.7/loom/model/index.html
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The default of [`Builder::max_threads`], as loom's.
+const DEFAULT_MAX_THREADS: usize = 5;
+
+/// The default of [`Builder::max_branches`], as loom's.
+const DEFAULT_MAX_BRANCHES: usize = 1_000;
+
+/// Configures a model; loom's fields, mapped to samaritan's
+/// samaritan's `Builder` where they map.
+///
+/// What samaritan runs:
+///
+/// - `preemption_bound: None` (loom's default) explores every schedule up
+///   to the order of independent steps, as loom does: samaritan's `dpor`
+///   strategy. `Some(n)` explores every schedule with at most `n`
+///   preemptions, up to the order of independent steps: `cb-por` at bound
+///   `n`.
+/// - `max_branches` set to anything but loom's default of 1000 is
+///   samaritan's step bound (`max_steps`): an execution that takes more
+///   steps fails, as loom's panics past that many branches. At 1000,
+///   samaritan's own bound applies (`SAMARITAN_MAX_STEPS`, 100000 by
+///   default): samaritan counts every operation as a step where loom
+///   counts only its branches, so a loom test well within 1000 branches
+///   can take more than 1000 steps.
+/// - `max_permutations` is samaritan's execution budget, `max_duration`
+///   its time budget (`None`, loom's default, is no time limit; samaritan's
+///   own default of one minute does not apply). A search a budget stops
+///   passes, and says so on standard error.
+/// - `max_threads`, `checkpoint_file`, `checkpoint_interval`,
+///   `expect_explicit_explore`, `location` and `log` are accepted and
+///   ignored: samaritan has no thread limit, replays a failure from the
+///   token its report prints (`SAMARITAN_REPLAY`), always prints source
+///   locations and a trace, and does not implement [`crate::explore`].
+///
+/// samaritan's other settings still default from their `SAMARITAN_*`
+/// variables (fairness, seed, stack size, watchdog, replay).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Builder {
+    /// Ignored: samaritan does not limit the number of threads. Defaults
+    /// to 5, as loom's.
+    pub max_threads: usize,
+
+    /// Maximum number of steps of one execution (samaritan's step bound),
+    /// unless it is 1000, loom's default (then samaritan's own bound).
+    ///
+    /// Defaults to the `LOOM_MAX_BRANCHES` environment variable, else 1000.
+    pub max_branches: usize,
+
+    /// Maximum number of executions (samaritan's execution budget).
+    ///
+    /// Defaults to the `LOOM_MAX_PERMUTATIONS` environment variable.
+    pub max_permutations: Option<usize>,
+
+    /// Maximum time to explore (samaritan's time budget).
+    ///
+    /// Defaults to the `LOOM_MAX_DURATION` environment variable (seconds).
+    pub max_duration: Option<Duration>,
+
+    /// Maximum number of preemptions per execution.
+    ///
+    /// Defaults to the `LOOM_MAX_PREEMPTIONS` environment variable.
+    pub preemption_bound: Option<usize>,
+
+    /// Ignored: samaritan's report prints a replay token instead.
+    ///
+    /// Defaults to the `LOOM_CHECKPOINT_FILE` environment variable.
+    pub checkpoint_file: Option<PathBuf>,
+
+    /// Ignored. Defaults to the `LOOM_CHECKPOINT_INTERVAL` environment
+    /// variable, else 20000.
+    pub checkpoint_interval: usize,
+
+    /// Ignored: [`crate::explore`] and [`crate::stop_exploring`] do nothing.
+    pub expect_explicit_explore: bool,
+
+    /// Ignored: samaritan's trace always has source locations.
+    ///
+    /// Defaults to the existence of the `LOOM_LOCATION` environment variable.
+    pub location: bool,
+
+    /// Ignored: samaritan's report always has the trace.
+    ///
+    /// Defaults to the existence of the `LOOM_LOG` environment variable.
+    pub log: bool,
+}
+
+/// Reads `name` as a `T`, panicking as loom does on a bad value.
+fn var<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok().map(|v| v.parse().unwrap_or_else(|_| panic!("invalid value for `{name}`")))
+}
+
+impl Builder {
+    /// Creates a builder from the `LOOM_*` environment variables, as
+    /// loom's.
+    #[allow(clippy::new_without_default)] // As loom's.
+    pub fn new() -> Builder {
+        Builder {
+            max_threads: DEFAULT_MAX_THREADS,
+            max_branches: var("LOOM_MAX_BRANCHES").unwrap_or(DEFAULT_MAX_BRANCHES),
+            max_permutations: var("LOOM_MAX_PERMUTATIONS"),
+            max_duration: var("LOOM_MAX_DURATION").map(Duration::from_secs),
+            preemption_bound: var("LOOM_MAX_PREEMPTIONS"),
+            checkpoint_file: var("LOOM_CHECKPOINT_FILE"),
+            checkpoint_interval: var("LOOM_CHECKPOINT_INTERVAL").unwrap_or(20_000),
+            expect_explicit_explore: false,
+            location: std::env::var("LOOM_LOCATION").is_ok(),
+            log: std::env::var("LOOM_LOG").is_ok(),
+        }
+    }
+
+    /// Sets the checkpoint file (ignored, as the field).
+    pub fn checkpoint_file(&mut self, file: &str) -> &mut Self {
+        self.checkpoint_file = Some(file.into());
+        self
+    }
+
+    /// The samaritan builder these settings map to.
+    #[cfg(feature = "sim")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
+    pub fn to_samaritan(&self) -> samaritan::Builder {
+        use samaritan::SearchStrategy;
+
+        let mut b = samaritan::Builder::new();
+        if self.max_branches != DEFAULT_MAX_BRANCHES {
+            b = b.max_steps(self.max_branches as u64);
+        }
+        b = match self.preemption_bound {
+            None => b.strategy(SearchStrategy::Dpor),
+            Some(n) => b.strategy(SearchStrategy::CbPor).preemption_bound(u32::try_from(n).unwrap_or(u32::MAX)),
+        };
+        b = match self.max_duration {
+            None => b.unlimited_time(),
+            Some(d) => b.max_time(d),
+        };
+        if let Some(n) = self.max_permutations {
+            b = b.max_executions(n as u64);
+        }
+        b
+    }
+
+    /// Explores `f`: runs it once per schedule, panicking with samaritan's
+    /// report (verdict, trace, replay token) at the first failure.
+    ///
+    /// # Panics
+    ///
+    /// On a failure, and without the `sim` feature.
+    #[track_caller]
+    pub fn check<F>(&self, f: F)
+    where
+        F: Fn() + Sync + Send + 'static,
+    {
+        #[cfg(feature = "sim")]
+        self.to_samaritan().check(f);
+        #[cfg(not(feature = "sim"))]
+        {
+            let _ = f;
+            panic!("samaritan-loom explores only with its `sim` feature: depend on it with `features = [\"sim\"]`");
+        }
+    }
+}
+
+/// Runs all concurrent permutations of `f`, with a [`Builder`] read from
+/// the `LOOM_*` environment variables.
+#[track_caller]
+pub fn model<F>(f: F)
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    Builder::new().check(f);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The only test of this binary: it sets environment variables, which
+    /// no other thread may read meanwhile.
+    #[test]
+    fn builder_reads_loom_variables() {
+        std::env::set_var("LOOM_MAX_PREEMPTIONS", "3");
+        std::env::set_var("LOOM_MAX_BRANCHES", "500");
+        std::env::set_var("LOOM_MAX_DURATION", "7");
+        std::env::set_var("LOOM_MAX_PERMUTATIONS", "100");
+        let b = Builder::new();
+        assert_eq!(
+            (b.preemption_bound, b.max_branches, b.max_duration, b.max_permutations),
+            (Some(3), 500, Some(Duration::from_secs(7)), Some(100))
+        );
+        std::env::set_var("LOOM_MAX_PREEMPTIONS", "three");
+        let err = std::panic::catch_unwind(Builder::new).unwrap_err();
+        assert_eq!(err.downcast_ref::<String>().unwrap(), "invalid value for `LOOM_MAX_PREEMPTIONS`");
+        for name in ["LOOM_MAX_PREEMPTIONS", "LOOM_MAX_BRANCHES", "LOOM_MAX_DURATION", "LOOM_MAX_PERMUTATIONS"] {
+            std::env::remove_var(name);
+        }
+        let b = Builder::new();
+        assert_eq!((b.preemption_bound, b.max_branches, b.max_duration), (None, 1_000, None));
+    }
+}
