@@ -73,7 +73,7 @@ pub(crate) fn replay(what: &str) -> Result<(), Failed> {
     let path = Path::new(what);
     if path.is_file() {
         let failure = Failure::read(path)?;
-        match failure.replay {
+        match failure.replay() {
             Some(command) => println!("{command}"),
             None => println!("SAMARITAN_REPLAY={} cargo test <TEST> -- --exact", failure.token),
         }

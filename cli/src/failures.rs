@@ -37,22 +37,25 @@ pub(crate) fn trace_path(path: &Path) -> PathBuf {
 pub(crate) struct Failure {
     /// Its replay token.
     pub(crate) token: String,
-    /// The command that replays it, when its trace names the test.
-    pub(crate) replay: Option<String>,
+    /// Its trace file's text, if it is there.
+    pub(crate) trace: Option<String>,
 }
 
 impl Failure {
-    /// Reads the failure whose `.token` or `.trace` file is `path`.
+    /// Reads the failure whose `.token` or `.trace` file is `path`: its
+    /// token (which must be readable) and its trace (if there is one).
     pub(crate) fn read(path: &Path) -> Result<Failure, Failed> {
-        let read = |p: &Path| {
-            fs::read_to_string(p)
-                .map_err(|err| Failed::Input(format!("cannot read {}: {}", p.display(), lowercase(&err.to_string()))))
-        };
-        let token = read(&path.with_extension("token"))?.trim().to_string();
-        let replay = read(&trace_path(&path.with_extension("token")))
-            .ok()
-            .and_then(|trace| trace.lines().find_map(|l| l.strip_prefix("# replay with: ").map(str::to_string)));
-        Ok(Failure { token, replay })
+        let token_path = path.with_extension("token");
+        let token = fs::read_to_string(&token_path).map_err(|err| {
+            Failed::Input(format!("cannot read {}: {}", token_path.display(), lowercase(&err.to_string())))
+        })?;
+        let trace = fs::read_to_string(path.with_extension("trace")).ok();
+        Ok(Failure { token: token.trim().to_string(), trace })
+    }
+
+    /// The command that replays it, when its trace names one.
+    pub(crate) fn replay(&self) -> Option<&str> {
+        self.trace.as_deref()?.lines().find_map(|l| l.strip_prefix("# replay with: "))
     }
 }
 
@@ -77,16 +80,21 @@ pub(crate) fn list(dir: &Path) -> Result<(), Failed> {
         for token in tokens {
             let id = token.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             println!("  {id}");
-            match Failure::read(&token) {
+            // The trace is read once, whether or not the token is readable.
+            let trace = match Failure::read(&token) {
                 Ok(failure) => {
                     println!("    token: {}", failure.token);
-                    if let Some(command) = failure.replay {
+                    if let Some(command) = failure.replay() {
                         println!("    replay with: {command}");
                     }
+                    failure.trace
                 }
-                Err(_) => println!("    token: (unreadable)"),
-            }
-            if let Ok(trace) = fs::read_to_string(token.with_extension("trace")) {
+                Err(_) => {
+                    println!("    token: (unreadable)");
+                    fs::read_to_string(token.with_extension("trace")).ok()
+                }
+            };
+            if let Some(trace) = trace {
                 let steps = trace.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count();
                 println!("    trace: {} ({steps} steps)", token.with_extension("trace").display());
             }
