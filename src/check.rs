@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use samaritan_sim::{Config, Report, Schedule, Strategy, TokenError, Trace};
+use samaritan_sim::{Config, MemoryModel, Report, Schedule, Strategy, TokenError, Trace};
 use samaritan_strategies::{CbPor, Coverage, CoverageError, Dfs, Dpor, Icb, Pct, Portfolio, Random, RoundRobin};
 
 use crate::{env, foreign, limits, persist};
@@ -218,6 +218,11 @@ pub struct Builder {
     /// `Condvar::wait` and `thread::park` wake spuriously. Defaults to
     /// `SAMARITAN_SPURIOUS_FAILURES`, else true.
     pub spurious_failures: bool,
+    /// How atomics behave: the C11 memory model (loads may read older
+    /// stores, `Ordering`s honoured) or sequential consistency. Defaults to
+    /// `SAMARITAN_MEMORY_MODEL` (`weak` or `sc`), else
+    /// [`MemoryModel::Weak`].
+    pub memory_model: MemoryModel,
     /// A token to replay instead of exploring. Defaults to `SAMARITAN_REPLAY`.
     pub replay: Option<String>,
     /// Whether a failing schedule is shrunk (fewer preemptions, threads and
@@ -321,6 +326,14 @@ impl Builder {
             }),
         };
         let spurious = flag(get, env::SPURIOUS_FAILURES, &mut err);
+        let memory_model = match get(env::MEMORY_MODEL).as_deref().map(str::trim) {
+            None => MemoryModel::Weak,
+            Some(name) => MemoryModel::from_name(name).unwrap_or_else(|| {
+                err =
+                    Some(Error::InvalidEnv { var: env::MEMORY_MODEL, value: name.to_string(), expected: "weak or sc" });
+                MemoryModel::Weak
+            }),
+        };
         let fairness = flag(get, env::FAIRNESS, &mut err);
         let minimize = flag(get, env::MINIMIZE, &mut err);
         let persist = flag(get, env::PERSIST, &mut err);
@@ -354,6 +367,7 @@ impl Builder {
                 .unwrap_or(10_000),
             ),
             spurious_failures: spurious,
+            memory_model,
             replay: get(env::REPLAY).filter(|t| !t.trim().is_empty()),
             minimize,
             persist,
@@ -493,6 +507,41 @@ impl Builder {
         self
     }
 
+    /// Sets how atomics behave: [`MemoryModel::Weak`] (the C11 model, the
+    /// default) or [`MemoryModel::Sc`] (sequential consistency whatever
+    /// `Ordering` is passed: fewer executions, and no weak-memory bug
+    /// found).
+    ///
+    /// ```
+    /// use samaritan::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    /// use samaritan::sync::Arc;
+    /// use samaritan::{thread, Builder, MemoryModel};
+    ///
+    /// // A value published with a Relaxed flag: under the C11 model the
+    /// // reader may see the flag and still the old value.
+    /// fn publish() {
+    ///     let (data, flag) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
+    ///     let (d, f) = (data.clone(), flag.clone());
+    ///     let t = thread::spawn(move || {
+    ///         d.store(42, Ordering::Relaxed);
+    ///         f.store(true, Ordering::Relaxed);
+    ///     });
+    ///     if flag.load(Ordering::Relaxed) {
+    ///         assert_eq!(data.load(Ordering::Relaxed), 42, "published but not seen");
+    ///     }
+    ///     t.join().unwrap();
+    /// }
+    ///
+    /// let weak = Builder::new().explore(publish).unwrap();
+    /// assert!(weak.is_failure());
+    /// let sc = Builder::new().memory_model(MemoryModel::Sc).explore(publish).unwrap();
+    /// assert!(sc.outcome.is_pass());
+    /// ```
+    pub fn memory_model(mut self, model: MemoryModel) -> Builder {
+        self.memory_model = model;
+        self
+    }
+
     /// Returns the first error in the environment the builder was made
     /// from, else the first setting out of range.
     fn valid(&self) -> Result<(), Error> {
@@ -514,6 +563,7 @@ impl Builder {
         config.watchdog = self.watchdog;
         config.stack_size = self.stack_size.max(limits::MIN_STACK_SIZE);
         config.spurious_failures = self.spurious_failures;
+        config.memory_model = self.memory_model;
         config.minimize = self.minimize;
         config.progress = self.progress;
         config.test_name = self.current_test();
@@ -815,7 +865,9 @@ mod tests {
             ("SAMARITAN_PERSIST", "0"),
             ("SAMARITAN_HAPSET_FILE", "cov.hapset"),
             ("SAMARITAN_PROGRESS", "0"),
+            ("SAMARITAN_MEMORY_MODEL", " sc "),
         ]);
+        assert_eq!(b.memory_model, MemoryModel::Sc);
         assert_eq!(b.strategy, SearchStrategy::Random);
         assert_eq!((b.preemption_bound, b.fairness, b.pct_depth, b.persist), (3, false, 4, false));
         assert_eq!((b.max_steps, b.max_executions, b.seed, b.stack_size), (500, Some(7), 42, 65536));
@@ -838,6 +890,7 @@ mod tests {
         assert!(b.progress);
         assert_eq!(from(&[("SAMARITAN_MAX_TIME", "none")]).max_time, None);
         assert!(b.spurious_failures && b.minimize);
+        assert_eq!(b.memory_model, MemoryModel::Weak);
         assert_eq!(b.replay, None);
         assert_eq!(b.hapset_file, None);
     }

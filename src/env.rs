@@ -51,6 +51,10 @@ pub const WATCHDOG_MS: &str = "SAMARITAN_WATCHDOG_MS";
 /// Whether `compare_exchange_weak` may fail spuriously, and `Condvar::wait`
 /// and `thread::park` wake spuriously: `1` (default) or `0`.
 pub const SPURIOUS_FAILURES: &str = "SAMARITAN_SPURIOUS_FAILURES";
+/// How atomics behave: `weak` (default: the C11 memory model, each load's
+/// choice of store explored, `Ordering`s honoured) or `sc` (every access
+/// sequentially consistent).
+pub const MEMORY_MODEL: &str = "SAMARITAN_MEMORY_MODEL";
 /// A replay token: `check` replays it instead of exploring.
 pub const REPLAY: &str = "SAMARITAN_REPLAY";
 /// Most preemptions per execution for the bounded searches: the

@@ -95,6 +95,7 @@ fn tokens_round_trip_and_garbage_never_panics() {
             choices,
             fingerprint: g.next() as u32,
             fair: g.below(2) == 0,
+            weak_memory: g.below(2) == 0,
         };
         assert_eq!(Schedule::from_token(&schedule.to_token()), Ok(schedule));
         const ALPHABET: &[u8] = b"s12_AZaz09-_*=";

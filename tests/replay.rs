@@ -16,7 +16,15 @@ fn locked_counter() {
 }
 
 fn token(choices: &[u32], fingerprint: u32) -> String {
-    Schedule { strategy: "dfs".into(), seed: None, choices: choices.to_vec(), fingerprint, fair: true }.to_token()
+    Schedule {
+        strategy: "dfs".into(),
+        seed: None,
+        choices: choices.to_vec(),
+        fingerprint,
+        fair: true,
+        weak_memory: false,
+    }
+    .to_token()
 }
 
 /// Replays `token` on `locked_counter` and returns the outcome.
@@ -105,7 +113,8 @@ fn a_schedule_that_repeats_a_pattern_has_a_short_token() {
     for _ in 0..5000 {
         choices.extend([1, 2, 2, 1, 0]);
     }
-    let schedule = Schedule { strategy: "dfs".into(), seed: None, choices, fingerprint: 7, fair: true };
+    let schedule =
+        Schedule { strategy: "dfs".into(), seed: None, choices, fingerprint: 7, fair: true, weak_memory: false };
     let token = schedule.to_token();
     // Run-length encoding alone would need two numbers per choice here.
     assert!(token.len() < 48, "{token}");
@@ -116,7 +125,14 @@ fn a_schedule_that_repeats_a_pattern_has_a_short_token() {
 fn a_token_has_one_spelling() {
     // The last character of a token carries spare bits; a token that sets
     // them is another text for the same bytes, and is refused.
-    let schedule = Schedule { strategy: "dfs".into(), seed: None, choices: vec![0, 1], fingerprint: 3, fair: true };
+    let schedule = Schedule {
+        strategy: "dfs".into(),
+        seed: None,
+        choices: vec![0, 1],
+        fingerprint: 3,
+        fair: true,
+        weak_memory: false,
+    };
     let token = schedule.to_token();
     let last = token.chars().last().unwrap();
     let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -163,8 +179,14 @@ fn tokens_round_trip_and_no_mutation_makes_the_parser_panic() {
         let len = (next() % 40) as usize;
         let choices: Vec<u32> = (0..len).map(|_| (next() % 4) as u32).collect();
         let seed = (next() % 2 == 0).then(&mut next);
-        let schedule =
-            Schedule { strategy: "random".into(), seed, choices, fingerprint: next() as u32, fair: next() % 2 == 0 };
+        let schedule = Schedule {
+            strategy: "random".into(),
+            seed,
+            choices,
+            fingerprint: next() as u32,
+            fair: next() % 2 == 0,
+            weak_memory: next() % 2 == 0,
+        };
         let text = schedule.to_token();
         assert_eq!(Schedule::from_token(&text), Ok(schedule.clone()));
         // Every single-character change and every cut is either rejected

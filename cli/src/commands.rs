@@ -22,6 +22,7 @@ pub(crate) fn token(token: &str) -> Result<(), Failed> {
         None => println!("seed:        none"),
     }
     println!("fairness:    {}", if schedule.fair { "on" } else { "off" });
+    println!("memory:      {}", if schedule.weak_memory { "weak (C11)" } else { "sc" });
     println!("choices:     {}", schedule.choices.len());
     if !schedule.choices.is_empty() {
         let shown: Vec<String> = schedule.choices.iter().take(64).map(u32::to_string).collect();

@@ -60,12 +60,19 @@ fn a_token_is_decoded() {
          strategy:    icb\n\
          seed:        none\n\
          fairness:    on\n\
+         memory:      sc\n\
          choices:     4\n\
          \x20            0 1 2 2\n\
          fingerprint: none (a replay checks the choices only)\n"
     );
-    let schedule =
-        Schedule { strategy: "random".into(), seed: Some(42), choices: vec![1; 70], fingerprint: 0xbeef, fair: false };
+    let schedule = Schedule {
+        strategy: "random".into(),
+        seed: Some(42),
+        choices: vec![1; 70],
+        fingerprint: 0xbeef,
+        fair: false,
+        weak_memory: true,
+    };
     let (code, out, _) = run(&["token", &schedule.to_token()]);
     assert_eq!(code, 0);
     let lines: Vec<&str> = out.lines().skip(2).collect();
@@ -76,6 +83,7 @@ fn a_token_is_decoded() {
             "strategy:    random",
             "seed:        42",
             "fairness:    off",
+            "memory:      weak (C11)",
             "choices:     70",
             &shown,
             "fingerprint: 0000beef"
@@ -270,8 +278,15 @@ fn diff_names_the_first_step_where_two_traces_differ() {
 
 #[test]
 fn replay_prints_the_command_for_a_token_or_a_persisted_failure() {
-    let token =
-        Schedule { strategy: "icb".into(), seed: None, choices: vec![0, 1], fingerprint: 7, fair: true }.to_token();
+    let token = Schedule {
+        strategy: "icb".into(),
+        seed: None,
+        choices: vec![0, 1],
+        fingerprint: 7,
+        fair: true,
+        weak_memory: false,
+    }
+    .to_token();
     let (code, out, err) = run(&["replay", &token]);
     assert_eq!((code, err.as_str()), (0, ""));
     assert_eq!(

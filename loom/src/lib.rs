@@ -62,7 +62,7 @@
 //! | `sync::Arc` | counted by a samaritan atomic, so the last owner's drop is ordered after the others' accesses (std's count is invisible to the race detector); no `Weak`, no `Arc::from_std` |
 //! | `sync::{Mutex, RwLock, Condvar, Barrier, mpsc, …Guard, LockResult, TryLockResult}` | samaritan's |
 //! | `sync::Notify` (`notify`, `wait`) | a samaritan `Mutex<bool>` and `Condvar` |
-//! | `sync::atomic::*` with `with_mut`, `unsync_load`, `fence`, `spin_loop_hint` | samaritan's atomics, sequentially consistent; `unsync_load` is a SeqCst load |
+//! | `sync::atomic::*` with `with_mut`, `unsync_load`, `fence`, `spin_loop_hint` | samaritan's atomics under the C11 memory model (each load's choice of store explored, `Ordering`s honoured; SeqCst as RC11, so Dekker passes where loom flags it); `unsync_load` is a SeqCst load |
 //! | `cell::{UnsafeCell, ConstPtr, MutPtr}` (`with`, `with_mut`, `get`, `get_mut`, `deref`) | samaritan's race-checked cell; a `get`/`get_mut` access is checked when made, not while the pointer lives |
 //! | `lazy_static!` | samaritan's `LazyLock`, kept across executions (loom's is reset) |
 //! | `thread_local!` | samaritan's, per simulated thread |
@@ -72,7 +72,7 @@
 //! | `explore`, `stop_exploring`, `skip_branch` | no-ops: every branch is explored |
 //! | `cell::Cell` | on the race-checked cell, as loom's |
 //! | `MAX_THREADS` | 5, as loom's; samaritan itself has no such limit |
-//! | weak memory (`Relaxed`/`Acquire`/`Release` reorderings), `Arc::from_std`, leak tracking | not mapped |
+//! | load buffering (a load reading a later store), `Arc::from_std`, leak tracking | not mapped |
 #![doc(test(attr(deny(warnings))))]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

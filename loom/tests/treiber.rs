@@ -151,9 +151,11 @@ fn two_pops(variant: Variant) {
 
 #[test]
 fn correct_stack_passes() {
-    assert_pass(&check(|| push_pop(Variant::Correct)), 313);
-    assert_pass(&check(|| two_pushes(Variant::Correct)), 17);
-    assert_pass(&check(|| two_pops(Variant::Correct)), 9);
+    // 313 under sequential consistency: the C11 model adds the loads'
+    // (and failing compare-exchanges') choices of an older head.
+    assert_pass(&check(|| push_pop(Variant::Correct)), 1245);
+    assert_pass(&check(|| two_pushes(Variant::Correct)), 26);
+    assert_pass(&check(|| two_pops(Variant::Correct)), 14);
 }
 
 #[test]

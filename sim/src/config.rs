@@ -38,6 +38,9 @@ pub struct Config {
     /// (explored choices, never twice in a row on one atomic or for one
     /// waiting thread).
     pub spurious_failures: bool,
+    /// How atomics behave: the C11 model with explored reads-from choices
+    /// (the default), or sequential consistency whatever the `Ordering`.
+    pub memory_model: MemoryModel,
     /// Whether the fair demonic scheduler filters every decision
     /// (fair-stateless-model-checking.txt, Algorithm 1).
     pub fairness: bool,
@@ -61,10 +64,53 @@ impl Default for Config {
             watchdog: Duration::from_secs(10),
             stack_size: 2 << 20,
             spurious_failures: true,
+            memory_model: MemoryModel::Weak,
             fairness: true,
             test_name: None,
             minimize: true,
             progress: true,
+        }
+    }
+}
+
+/// How atomics behave in an exploration.
+///
+/// ```
+/// use samaritan_sim::{Config, MemoryModel};
+///
+/// let mut config = Config::default();
+/// assert_eq!(config.memory_model, MemoryModel::Weak);
+/// config.memory_model = MemoryModel::Sc;
+/// assert_eq!(config.memory_model.name(), "sc");
+/// assert_eq!(MemoryModel::from_name("weak"), Some(MemoryModel::Weak));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MemoryModel {
+    /// The C11 model (RC11): a load may read any store coherence and
+    /// happens-before allow, and which one is an explored choice;
+    /// `Ordering`s are honoured, SeqCst as RC11 says.
+    #[default]
+    Weak,
+    /// Every access is sequentially consistent whatever `Ordering` is
+    /// passed (no choice of store; fewer executions, fewer bugs found).
+    Sc,
+}
+
+impl MemoryModel {
+    /// The model's name in settings: `weak` or `sc`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryModel::Weak => "weak",
+            MemoryModel::Sc => "sc",
+        }
+    }
+
+    /// Reads a name as [`MemoryModel::name`] writes it.
+    pub fn from_name(name: &str) -> Option<MemoryModel> {
+        match name {
+            "weak" => Some(MemoryModel::Weak),
+            "sc" => Some(MemoryModel::Sc),
+            _ => None,
         }
     }
 }

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use crate::actor::{display_name, Actor, StackPool, Status};
 use crate::fair::Fairness;
 use crate::liveness::{self, Divergence};
+use crate::memory::Memory;
 pub(crate) use crate::object::ObjectInfo;
 use crate::op::{ActorId, ObjectId, Op};
 use crate::outcome::{BlockedActor, CycleStep, Deadlock, Outcome};
@@ -29,6 +30,9 @@ use crate::trace::{location_string, Trace, TraceLine, TraceStep};
 pub(crate) struct ExecConfig {
     pub(crate) max_steps: u64,
     pub(crate) spurious_failures: bool,
+    /// Whether atomics follow the C11 memory model ([`crate::memory`])
+    /// rather than sequential consistency.
+    pub(crate) weak_memory: bool,
     /// Whether to record the trace. Off while searching (the hot path); a
     /// failing schedule is replayed with it on to build the report.
     pub(crate) tracing: bool,
@@ -101,6 +105,8 @@ pub(crate) struct Execution {
     pub(crate) last_location: Option<&'static std::panic::Location<'static>>,
     /// Happens-before clocks and cell accesses, for data races.
     pub(crate) race: Races,
+    /// The C11 model's store histories and thread views.
+    pub(crate) memory: Memory,
     views: Vec<ActorView>,
     enabled: Vec<ActorId>,
     fairness: Fairness,
@@ -139,6 +145,7 @@ impl Execution {
             states: HashSet::new(),
             last_location: None,
             race: Races::default(),
+            memory: Memory::default(),
             views: Vec::with_capacity(4),
             enabled: Vec::with_capacity(4),
             fairness: Fairness::default(),
@@ -167,6 +174,7 @@ impl Execution {
         self.pruned = false;
         self.coast_until = None;
         self.race.reset();
+        self.memory.reset();
         self.views.clear();
         self.enabled.clear();
         self.fairness.reset();
@@ -489,6 +497,7 @@ impl Execution {
     /// Makes a data choice for the running actor.
     pub(crate) fn choose_value(
         &mut self,
+        object: Option<ObjectId>,
         alternatives: usize,
         location: &'static std::panic::Location<'static>,
     ) -> Option<usize> {
@@ -519,7 +528,7 @@ impl Execution {
             }
         };
         self.schedule.push(value as u32);
-        let pending = Pending::new(Op::Choose, None, location);
+        let pending = Pending::new(Op::Choose, object, location);
         self.record_outlined(actor, pending, value as u32, false, false);
         Some(value)
     }
@@ -571,7 +580,12 @@ impl Execution {
             _ => {}
         }
         if let (true, Some(object)) = (self.race.tracking, pending.object) {
-            self.race.on_step(actor, pending.op, object, &self.objects);
+            if !self.objects[object.index()].memory {
+                self.race.on_step(actor, pending.op, object, &self.objects);
+            }
+        }
+        if pending.op.is_yield() {
+            self.memory.on_yield(actor);
         }
         // The watchdog only needs to see progress now and then, and who ran.
         if self.steps & 255 == 0 || preempt || self.current != Some(actor) {

@@ -1,7 +1,7 @@
 //! The explorer: searches, shrinks the failure it finds, and replays it
 //! with the trace on to build the report; and replays a given schedule.
 
-use crate::config::{Body, Config};
+use crate::config::{Body, Config, MemoryModel};
 use crate::outcome::Outcome;
 use crate::report::Report;
 use crate::schedule::{Replay, Schedule};
@@ -100,6 +100,8 @@ fn replay_traced(mut config: Config, schedule: Schedule, body: Body) -> Report {
     // The fair scheduler decides which actors may be chosen: replay with
     // the setting the schedule was made with.
     config.fairness = schedule.fair;
+    // So does the memory model: its choices of store are in the schedule.
+    config.memory_model = if schedule.weak_memory { MemoryModel::Weak } else { MemoryModel::Sc };
     let expected = schedule.clone();
     let mut report = search(config, Box::new(Replay::new(schedule)), body, true, true).report;
     report.strategy = expected.strategy.clone();

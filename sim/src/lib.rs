@@ -24,6 +24,7 @@ mod explain;
 mod explore;
 mod fair;
 mod liveness;
+mod memory;
 mod minimize;
 mod object;
 mod op;
@@ -44,7 +45,7 @@ mod worker;
 
 pub mod rt;
 
-pub use config::{Body, Config, MAX_STEPS};
+pub use config::{Body, Config, MemoryModel, MAX_STEPS};
 pub use explore::{explore, replay, replay_against};
 pub use op::{Access, ActorId, Footprint, ObjectId, Op};
 pub use outcome::{BlockedActor, CycleStep, Deadlock, Outcome, RaceAccess};

@@ -11,4 +11,8 @@ pub(crate) struct ObjectInfo {
     /// The actor it stands for (a thread's handle), so that a join on it
     /// happens after that actor's steps ([`crate::rt::represents`]).
     pub(crate) actor: Option<ActorId>,
+    /// Whether it is an atomic under the C11 memory model, which does its
+    /// own synchronization ([`crate::memory`]): the race detector's
+    /// per-object rule does not apply to its steps.
+    pub(crate) memory: bool,
 }

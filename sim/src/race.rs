@@ -12,9 +12,11 @@
 //! misses no assertion failure or deadlock by never switching at a cell.
 //!
 //! Happens-before is tracked with one vector clock per actor and one per
-//! object. The simulation is sequentially consistent, so every operation on
-//! an object acts like a `SeqCst` atomic access, whatever `Ordering` the
-//! program passed: *acquire* joins the object's clock into the actor's,
+//! object. Every operation on an object acts like a `SeqCst` atomic access
+//! (atomics too under the `sc` memory model; under the C11 model an
+//! atomic's steps leave this rule to [`crate::memory`], which moves the
+//! clocks by each store's release message instead):
+//! *acquire* joins the object's clock into the actor's,
 //! *release* joins the actor's clock into the object's and then starts a
 //! new epoch of the actor ([`semantics`]). A race that needs weak memory
 //! (two `Relaxed` accesses that a real machine may reorder) is therefore not
@@ -384,6 +386,43 @@ impl Races {
         clock
     }
 
+    /// Brings the clocks live now (the memory model needs them at every
+    /// atomic access once two actors exist).
+    pub(crate) fn ensure_live(&mut self, objects: &[ObjectInfo]) {
+        if self.tracking && !self.live {
+            self.go_live(objects);
+        }
+    }
+
+    /// Actor `a`'s clock as it stands (empty when it has none).
+    pub(crate) fn clock_of(&self, a: usize) -> &[u32] {
+        self.actors.get(a).map_or(&[], Vec::as_slice)
+    }
+
+    /// Actor `a`'s present epoch, making its clock if needed.
+    pub(crate) fn epoch(&mut self, a: usize) -> u32 {
+        self.dirty = true;
+        self.clock(a)[a]
+    }
+
+    /// Joins `from` into actor `a`'s clock (an acquire of a message).
+    pub(crate) fn join_into(&mut self, a: usize, from: &[u32]) {
+        if !from.is_empty() {
+            self.clock(a);
+            join(&mut self.actors[a], from);
+        }
+    }
+
+    /// Starts a new epoch of actor `a` (after it released its clock).
+    pub(crate) fn next_epoch(&mut self, a: usize) {
+        self.clock(a)[a] += 1;
+    }
+
+    /// How many actors have a clock slot.
+    pub(crate) fn actor_count(&self) -> usize {
+        self.actors.len()
+    }
+
     /// Registers a cell labelled `kind` and returns its id.
     pub(crate) fn register_cell(&mut self, kind: &'static str) -> usize {
         self.dirty = true;
@@ -488,7 +527,7 @@ mod tests {
     /// Main spawns t1; `t1` then writes a fresh cell, and main writes it
     /// after the step `op` on object 0 by t1 and a load of it by main.
     fn write_after(op: Op) -> bool {
-        let objects = [ObjectInfo { kind: "Atomic", holders: Vec::new(), actor: None }];
+        let objects = [ObjectInfo { kind: "Atomic", holders: Vec::new(), actor: None, memory: false }];
         let mut races = Races::default();
         races.spawn(MAIN, 1);
         let cell = races.register_cell("UnsafeCell");
@@ -507,8 +546,8 @@ mod tests {
     #[test]
     fn a_logged_prefix_gives_the_clocks_live_tracking_gives() {
         let objects = [
-            ObjectInfo { kind: "Thread", holders: Vec::new(), actor: Some(T1) },
-            ObjectInfo { kind: "Mutex", holders: Vec::new(), actor: None },
+            ObjectInfo { kind: "Thread", holders: Vec::new(), actor: Some(T1), memory: false },
+            ObjectInfo { kind: "Mutex", holders: Vec::new(), actor: None, memory: false },
         ];
         let (thread, mutex) = (ObjectId(0), ObjectId(1));
         let events = |races: &mut Races| {

@@ -65,7 +65,7 @@ impl ObjectSlot {
                 return (ObjectId((packed & 0xff_ffff) as u32), false);
             }
             let index = e.objects.len() as u64;
-            e.objects.push(crate::execution::ObjectInfo { kind, holders: Vec::new(), actor: None });
+            e.objects.push(crate::execution::ObjectInfo { kind, holders: Vec::new(), actor: None, memory: false });
             self.packed.store(e.generation << 24 | index, Ordering::Relaxed);
             (ObjectId(index as u32), true)
         })
@@ -237,7 +237,7 @@ pub fn choose(alternatives: usize) -> usize {
 /// [`choose`], made at `location` (for a primitive whose caller's location
 /// was taken earlier).
 pub fn choose_at(alternatives: usize, location: &'static Location<'static>) -> usize {
-    with_exec(|cell| cell.borrow_mut().choose_value(alternatives, location)).flatten().unwrap_or(0)
+    with_exec(|cell| cell.borrow_mut().choose_value(None, alternatives, location)).flatten().unwrap_or(0)
 }
 
 /// Spawns an actor running `body` on a stack of at least `stack_size`
@@ -531,4 +531,190 @@ pub fn with_tag<T: 'static, R>(f: impl FnOnce(Option<&T>) -> R) -> R {
     // SAFETY: the tag is boxed and replaced or dropped only by its own
     // actor, which is running `f` now and does not call `set_tag` from it.
     f(ptr.map(|p| unsafe { &*p }))
+}
+
+/// Returns whether atomics follow the C11 memory model in the running
+/// execution ([`Config::memory_model`](crate::Config::memory_model)):
+/// a primitive then performs its accesses through [`atomic_load`],
+/// [`atomic_store`], [`atomic_rmw`] and [`atomic_fence`] after their step.
+pub fn weak_memory() -> bool {
+    with_exec(|cell| cell.borrow().config.weak_memory).unwrap_or(false)
+}
+
+/// Makes atomic `object` (whose real value is `current`) a live location
+/// of the memory model and returns the running actor, with the clocks
+/// live; `None` outside an actor.
+fn memory_begin(e: &mut crate::execution::Execution, object: ObjectId, current: u64) -> Option<ActorId> {
+    let me = e.current?;
+    e.memory.touch(object.index(), current);
+    e.objects[object.index()].memory = true;
+    e.race.ensure_live(&e.objects);
+    if e.race.tracking {
+        e.race.epoch(me.index());
+    }
+    Some(me)
+}
+
+/// Reads atomic `object` with `order` after its [`Op::Load`] step: which
+/// store it reads is an explored choice among those the C11 model allows
+/// (0 = the newest). `current` is the primitive's real value; returns the
+/// value read.
+pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'static Location<'static>) -> u64 {
+    let sc = order == Ordering::SeqCst;
+    let Some((me, count)) = with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let e = &mut *e;
+        let me = memory_begin(e, object, current)?;
+        Some((me, e.memory.readable(object.index(), me, &e.race, sc)))
+    })
+    .flatten() else {
+        return current;
+    };
+    let k = choose_on(object, count, location);
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let e = &mut *e;
+        let index = e.memory.newest(object.index()) - k;
+        e.memory.read(object.index(), me, index, order, &mut e.race)
+    })
+    .unwrap_or(current)
+}
+
+/// Writes `value` to atomic `object` with `order` after its
+/// [`Op::Store`] step: where the store goes in the modification order is
+/// an explored choice (0 = last). `current` is the primitive's real value;
+/// returns the value the real atomic must hold now (the newest store's).
+pub fn atomic_store(
+    object: ObjectId,
+    current: u64,
+    value: u64,
+    order: Ordering,
+    location: &'static Location<'static>,
+) -> u64 {
+    let sc = order == Ordering::SeqCst;
+    let mut places = Vec::new();
+    let Some(me) = with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let e = &mut *e;
+        let me = memory_begin(e, object, current)?;
+        e.memory.places(object.index(), me, &e.race, sc, &mut places);
+        Some(me)
+    })
+    .flatten() else {
+        return value;
+    };
+    let k = choose_on(object, places.len(), location);
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let e = &mut *e;
+        e.memory.write(object.index(), me, places[k], value, order, false, &mut e.race)
+    })
+    .unwrap_or(value)
+}
+
+/// A read-modify-write of atomic `object` after its step. `f` maps the
+/// value read to the value to write, or `None` for a failure (a
+/// compare-exchange whose comparison fails): a success reads the newest
+/// store with `success` and writes right after it; a failure is a load
+/// with `failure`. When `stale` is given, an older readable store whose
+/// value `stale` says fails may be read too (a failing compare-exchange
+/// is a load); which store is read is an explored choice (0 = the
+/// newest). Returns `f`'s verdict on the value read (`Ok(read)` when it
+/// wrote) and the value the real atomic must hold now.
+#[allow(clippy::too_many_arguments)]
+pub fn atomic_rmw(
+    object: ObjectId,
+    current: u64,
+    success: Ordering,
+    failure: Ordering,
+    location: &'static Location<'static>,
+    stale: Option<&dyn Fn(u64) -> bool>,
+    f: &mut dyn FnMut(u64) -> Option<u64>,
+) -> (Result<u64, u64>, u64) {
+    let mut candidates = Vec::new();
+    let Some(me) = with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let e = &mut *e;
+        let me = memory_begin(e, object, current)?;
+        let o = object.index();
+        match stale {
+            Some(fails) => {
+                let sc = failure == Ordering::SeqCst;
+                e.memory.cas_readable(o, me, &e.race, sc, fails, &mut candidates);
+            }
+            None => candidates.push(e.memory.newest(o)),
+        }
+        Some(me)
+    })
+    .flatten() else {
+        return match f(current) {
+            Some(new) => (Ok(current), new),
+            None => (Err(current), current),
+        };
+    };
+    let k = choose_on(object, candidates.len(), location);
+    let index = candidates[k];
+    let newest = with_exec(|cell| cell.borrow().memory.newest(object.index())).unwrap_or(index);
+    let read = with_exec(|cell| cell.borrow().memory.value(object.index(), index)).unwrap_or(current);
+    // A stale candidate fails by construction; the newest may go either way.
+    let outcome = if index == newest { f(read) } else { None };
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let e = &mut *e;
+        let o = object.index();
+        match outcome {
+            Some(new) => {
+                e.memory.read(o, me, index, success, &mut e.race);
+                let at = e.memory.newest(o) + 1;
+                let now = e.memory.write(o, me, at, new, success, true, &mut e.race);
+                (Ok(read), now)
+            }
+            None => {
+                e.memory.read(o, me, index, failure, &mut e.race);
+                (Err(read), e.memory.value(o, e.memory.newest(o)))
+            }
+        }
+    })
+    .unwrap_or((Err(read), current))
+}
+
+/// The object SeqCst fences step on in the running execution (made on
+/// first use): partial-order reduction orders two SeqCst fences, since
+/// each joins what the earlier ones published. The engine keeps it, not a
+/// `static` slot, so that explorations running at once on other threads
+/// do not renumber it.
+pub fn sc_fence_object() -> Option<ObjectId> {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        if let Some(object) = e.memory.fence_object {
+            return object;
+        }
+        let object = ObjectId(e.objects.len() as u32);
+        e.objects.push(crate::execution::ObjectInfo { kind: "Fence", holders: Vec::new(), actor: None, memory: true });
+        e.memory.fence_object = Some(object);
+        object
+    })
+}
+
+/// The memory-model effect of a fence with `order`, after its
+/// [`Op::Fence`] step (which names the SeqCst fences' shared object when
+/// `order` is `SeqCst`, so that partial-order reduction orders them).
+pub fn atomic_fence(order: Ordering) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let e = &mut *e;
+        if let Some(me) = e.current {
+            e.race.ensure_live(&e.objects);
+            if e.race.tracking {
+                e.race.epoch(me.index());
+            }
+            e.memory.fence(me, order, &mut e.race);
+        }
+    });
+}
+
+/// [`choose_at`], as a step on `object` (a load's choice of store shows
+/// the atomic in the trace).
+fn choose_on(object: ObjectId, alternatives: usize, location: &'static Location<'static>) -> usize {
+    with_exec(|cell| cell.borrow_mut().choose_value(Some(object), alternatives, location)).flatten().unwrap_or(0)
 }

@@ -210,6 +210,7 @@ fn resume_at(
         CoroutineResult::Return(()) => {
             let mut e = cell.borrow_mut();
             e.set_pending(id, None);
+            e.memory.on_finish(id);
             let actor = &mut e.actors[id.index()];
             actor.status = Status::Finished;
             actor.ready = None;
@@ -335,6 +336,7 @@ fn before_abort(first: Option<(&str, &str)>, second: (&str, &str)) -> Option<Str
             choices: e.schedule.clone(),
             fingerprint: if e.config.tracing { e.fingerprint() } else { 0 },
             fair: e.config.fair,
+            weak_memory: e.config.weak_memory,
         };
         note.push_str(&format!("samaritan: replay token of the execution so far: {}\n", schedule.to_token()));
         Some(note)

@@ -10,7 +10,10 @@
 //! strategy-name-length u8, strategy name bytes,
 //! has-seed u8, [seed u64 varint],
 //! flags u8 (bit 0: the fair scheduler was on; bit 1: the fingerprint
-//!   covers what each step does, not where; other bits zero),
+//!   covers what each step does, not where; bit 2: atomics followed the
+//!   C11 memory model, whose choices of store are in the schedule (clear:
+//!   sequentially consistent, as every token before the model); other
+//!   bits zero),
 //! fingerprint u32 little-endian,
 //! run count varint, then per run: head varint, length varint,
 //! checksum u16 little-endian (FNV-1a of everything before it, folded)
@@ -64,6 +67,9 @@ pub struct Schedule {
     /// Whether the fair scheduler was on: it decides which actors may be
     /// chosen, so a replay must use the same setting.
     pub fair: bool,
+    /// Whether atomics followed the C11 memory model (its choices of store
+    /// are part of `choices`), so a replay must use the same model.
+    pub weak_memory: bool,
 }
 
 /// Why a token could not be read.
@@ -135,6 +141,8 @@ const FLAG_FAIR: u8 = 1;
 /// Flag: the fingerprint covers each step's thread, operation and object,
 /// not its source location.
 const FLAG_OPERATIONS: u8 = 2;
+/// Flag: atomics followed the C11 memory model.
+const FLAG_WEAK: u8 = 4;
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -152,7 +160,7 @@ impl Schedule {
             }
             None => bytes.push(0),
         }
-        bytes.push(u8::from(self.fair) | FLAG_OPERATIONS);
+        bytes.push(u8::from(self.fair) | FLAG_OPERATIONS | if self.weak_memory { FLAG_WEAK } else { 0 });
         bytes.extend_from_slice(&self.fingerprint.to_le_bytes());
         let runs = runs(&self.choices);
         put_varint(&mut bytes, runs.len() as u64);
@@ -218,10 +226,11 @@ impl Schedule {
             _ => Some(r.varint()?),
         };
         let flags = if legacy { 0 } else { r.byte()? };
-        if flags & !(FLAG_FAIR | FLAG_OPERATIONS) != 0 {
+        if flags & !(FLAG_FAIR | FLAG_OPERATIONS | FLAG_WEAK) != 0 {
             return Err(TokenError::UnknownFlags);
         }
         let fair = flags & FLAG_FAIR != 0;
+        let weak_memory = flags & FLAG_WEAK != 0;
         let f = r.take(4)?;
         // A fingerprint with locations in it (older tokens) is not checked.
         let fingerprint = match flags & FLAG_OPERATIONS {
@@ -268,7 +277,7 @@ impl Schedule {
                 }
             }
         }
-        Ok(Schedule { strategy, seed, choices, fingerprint, fair })
+        Ok(Schedule { strategy, seed, choices, fingerprint, fair, weak_memory })
     }
 }
 

@@ -210,6 +210,7 @@ fn explore_here(
     let exec_config = ExecConfig {
         max_steps: config.max_steps.min(crate::config::MAX_STEPS),
         spurious_failures: config.spurious_failures,
+        weak_memory: config.memory_model == crate::config::MemoryModel::Weak,
         tracing,
         observed: strategy.observes_steps(),
         fair: config.fairness,
@@ -267,6 +268,7 @@ fn explore_here(
                 choices: exec.schedule.clone(),
                 fingerprint: 0,
                 fair: config.fairness,
+                weak_memory: config.memory_model == crate::config::MemoryModel::Weak,
             });
         }
         let states = exec.states.len() as u64;
@@ -289,6 +291,7 @@ fn explore_here(
                 choices: std::mem::take(&mut exec.schedule),
                 fingerprint: if tracing { exec.fingerprint() } else { 0 },
                 fair: config.fairness,
+                weak_memory: config.memory_model == crate::config::MemoryModel::Weak,
             };
             report.failure = Some(Failure {
                 trace: exec.readable_trace(),

@@ -11,7 +11,14 @@ use samaritan_sim::{explore, Config, Replay, Schedule};
 fn a_main_stack_that_cannot_be_had_is_named_in_the_panic() {
     let mut config = Config::default();
     config.stack_size = 1 << 62;
-    let schedule = Schedule { strategy: "replay".into(), seed: None, choices: Vec::new(), fingerprint: 0, fair: true };
+    let schedule = Schedule {
+        strategy: "replay".into(),
+        seed: None,
+        choices: Vec::new(),
+        fingerprint: 0,
+        fair: true,
+        weak_memory: false,
+    };
     let run = || explore(config.clone(), Box::new(Replay::new(schedule.clone())), Arc::new(|| {}));
     let payload = catch_unwind(AssertUnwindSafe(run)).expect_err("no exploration without a main stack");
     let message = payload.downcast_ref::<String>().expect("a message");

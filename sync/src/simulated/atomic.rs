@@ -1,9 +1,17 @@
 //! Simulated atomics: a real atomic plus a scheduling point per access.
 //!
-//! Memory model: every access is modelled as sequentially consistent,
-//! whatever `Ordering` the caller passes; the real operation runs with
-//! `SeqCst` after the engine schedules it. Bugs that need weaker orderings
-//! (a `Relaxed` store seen late by another thread) are not found yet.
+//! Memory model: by default the C11 model of the engine
+//! (`samaritan_sim`'s memory module, RC11): a load may read any store that
+//! coherence and happens-before allow, which one being an explored choice,
+//! and the `Ordering`s passed are honoured (SeqCst as RC11's SC rules say).
+//! The real atomic holds the newest value in modification order, which is
+//! what `get_mut`, `into_inner` and `as_ptr` see. With
+//! `Builder::memory_model(MemoryModel::Sc)` every access is sequentially
+//! consistent whatever `Ordering` is passed, as before the model existed.
+//! Orderings std refuses (a `Release` load, an `Acquire` store, a
+//! `Release` or `AcqRel` failure ordering) panic with std's message in
+//! both modes.
+//!
 //! `compare_exchange_weak` may fail spuriously even when the value matches:
 //! that is an explored choice, off with `Builder::spurious_failures(false)`.
 //! Two spurious failures in a row on one atomic are not explored, so the
@@ -13,7 +21,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicBool as StdAtomicBool, Ordering};
 
 use samaritan_sim::rt::{self, ObjectSlot};
-use samaritan_sim::Op;
+use samaritan_sim::{ObjectId, Op};
 
 /// The engine side of an atomic: its object, and whether its last weak
 /// compare-exchange failed spuriously.
@@ -31,17 +39,20 @@ impl Site {
         Site { slot: ObjectSlot::new(), spurious: StdAtomicBool::new(false) }
     }
 
-    /// Announces an access, if inside an execution.
+    /// Announces an access, if inside an execution; returns the object when
+    /// the access must then go through the memory model.
     #[inline]
     #[track_caller]
-    fn access(&self, op: Op) {
-        if rt::active() {
-            let (object, fresh) = self.slot.id("Atomic");
-            if fresh {
-                self.spurious.store(false, Ordering::Relaxed);
-            }
-            rt::step(op, Some(object), Location::caller());
+    fn access(&self, op: Op) -> Option<ObjectId> {
+        if !rt::active() {
+            return None;
         }
+        let (object, fresh) = self.slot.id("Atomic");
+        if fresh {
+            self.spurious.store(false, Ordering::Relaxed);
+        }
+        rt::step(op, Some(object), Location::caller());
+        rt::weak_memory().then_some(object)
     }
 
     /// Decides whether a weak compare-exchange whose comparison `matches`
@@ -58,11 +69,56 @@ impl Site {
     }
 }
 
+/// Panics as std does for a load ordering it refuses.
+#[track_caller]
+fn check_load(order: Ordering) {
+    match order {
+        Ordering::Release => panic!("there is no such thing as a release load"),
+        Ordering::AcqRel => panic!("there is no such thing as an acquire-release load"),
+        _ => {}
+    }
+}
+
+/// Panics as std does for a store ordering it refuses.
+#[track_caller]
+fn check_store(order: Ordering) {
+    match order {
+        Ordering::Acquire => panic!("there is no such thing as an acquire store"),
+        Ordering::AcqRel => panic!("there is no such thing as an acquire-release store"),
+        _ => {}
+    }
+}
+
+/// Panics as std does for a compare-exchange failure ordering it refuses.
+#[track_caller]
+fn check_failure(failure: Ordering) {
+    match failure {
+        Ordering::Release => panic!("there is no such thing as a release failure ordering"),
+        Ordering::AcqRel => panic!("there is no such thing as an acquire-release failure ordering"),
+        _ => {}
+    }
+}
+
+/// The load half of an RMW's ordering (for `fetch_update`'s failure).
+fn load_part(order: Ordering) -> Ordering {
+    match order {
+        Ordering::Release => Ordering::Relaxed,
+        Ordering::AcqRel => Ordering::Acquire,
+        other => other,
+    }
+}
+
 /// Same as [`std::sync::atomic::fence`]; a scheduling point under `sim`.
 #[track_caller]
 pub fn fence(order: Ordering) {
     if rt::active() {
-        rt::step(Op::Fence, None, Location::caller());
+        if rt::weak_memory() {
+            let object = if order == Ordering::SeqCst { rt::sc_fence_object() } else { None };
+            rt::step(Op::Fence, object, Location::caller());
+            rt::atomic_fence(order);
+        } else {
+            rt::step(Op::Fence, None, Location::caller());
+        }
     }
     std::sync::atomic::fence(order);
 }
@@ -70,6 +126,177 @@ pub fn fence(order: Ordering) {
 /// Same as [`std::sync::atomic::compiler_fence`]; not a scheduling point.
 pub fn compiler_fence(order: Ordering) {
     std::sync::atomic::compiler_fence(order);
+}
+
+/// A value an atomic holds, as the memory model's 64 bits.
+trait Bits: Copy {
+    fn to_bits(self) -> u64;
+    fn from_bits(bits: u64) -> Self;
+}
+
+macro_rules! bits {
+    ($($prim:ty),*) => {
+        $(
+            impl Bits for $prim {
+                fn to_bits(self) -> u64 {
+                    self as u64
+                }
+                fn from_bits(bits: u64) -> $prim {
+                    bits as $prim
+                }
+            }
+        )*
+    };
+}
+
+bits!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl Bits for bool {
+    fn to_bits(self) -> u64 {
+        self as u64
+    }
+    fn from_bits(bits: u64) -> bool {
+        bits != 0
+    }
+}
+
+// Pointers travel through the model as their address (exposing their
+// provenance, as an integer cast does: `with_exposed_provenance_mut` needs
+// Rust 1.84, newer than the crate's MSRV).
+impl<T> Bits for *mut T {
+    fn to_bits(self) -> u64 {
+        self as usize as u64
+    }
+    fn from_bits(bits: u64) -> *mut T {
+        bits as usize as *mut T
+    }
+}
+
+/// The accesses every atomic has, over its std atomic `$std` of `$prim`.
+macro_rules! accesses {
+    ($std:ty, $prim:ty $(, $generic:ident)?) => {
+        /// Loads the value.
+        #[track_caller]
+        pub fn load(&self, order: Ordering) -> $prim {
+            check_load(order);
+            // The value is read after the step: another actor may store
+            // before this one is scheduled.
+            let object = self.site.access(Op::Load);
+            let current = self.inner.load(Ordering::SeqCst);
+            match object {
+                Some(o) => Bits::from_bits(rt::atomic_load(o, current.to_bits(), order, Location::caller())),
+                None => current,
+            }
+        }
+
+        /// Stores a value.
+        #[track_caller]
+        pub fn store(&self, value: $prim, order: Ordering) {
+            check_store(order);
+            match self.site.access(Op::Store) {
+                Some(o) => {
+                    let current = self.inner.load(Ordering::SeqCst).to_bits();
+                    let now = rt::atomic_store(o, current, value.to_bits(), order, Location::caller());
+                    self.inner.store(Bits::from_bits(now), Ordering::SeqCst);
+                }
+                None => self.inner.store(value, Ordering::SeqCst),
+            }
+        }
+
+        /// Under the memory model, a read-modify-write of `op` that writes
+        /// `f(read)`, or fails reading when `f` returns `None`; `stale`
+        /// lets a failure read an older store (a compare-exchange's).
+        #[track_caller]
+        fn modify(
+            &self,
+            object: ObjectId,
+            success: Ordering,
+            failure: Ordering,
+            stale: Option<&dyn Fn(u64) -> bool>,
+            f: &mut dyn FnMut($prim) -> Option<$prim>,
+        ) -> Result<$prim, $prim> {
+            let current = self.inner.load(Ordering::SeqCst).to_bits();
+            let mut g = |bits: u64| f(Bits::from_bits(bits)).map(Bits::to_bits);
+            let (result, now) = rt::atomic_rmw(object, current, success, failure, Location::caller(), stale, &mut g);
+            self.inner.store(Bits::from_bits(now), Ordering::SeqCst);
+            result.map(Bits::from_bits).map_err(Bits::from_bits)
+        }
+
+        /// Stores a value, returning the previous one.
+        #[track_caller]
+        pub fn swap(&self, value: $prim, order: Ordering) -> $prim {
+            match self.site.access(Op::Rmw) {
+                Some(o) => match self.modify(o, order, Ordering::Relaxed, None, &mut |_| Some(value)) {
+                    Ok(v) | Err(v) => v,
+                },
+                None => self.inner.swap(value, Ordering::SeqCst),
+            }
+        }
+
+        /// Stores `new` if the value is `current`.
+        #[track_caller]
+        pub fn compare_exchange(
+            &self,
+            current: $prim,
+            new: $prim,
+            success: Ordering,
+            failure: Ordering,
+        ) -> Result<$prim, $prim> {
+            check_failure(failure);
+            match self.site.access(Op::CompareExchange) {
+                Some(o) => {
+                    let stale = |bits: u64| <$prim as Bits>::from_bits(bits) != current;
+                    self.modify(o, success, failure, Some(&stale), &mut |v| (v == current).then_some(new))
+                }
+                None => self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst),
+            }
+        }
+
+        /// Like `compare_exchange`, but may fail spuriously (an explored
+        /// choice under `sim`).
+        #[track_caller]
+        pub fn compare_exchange_weak(
+            &self,
+            current: $prim,
+            new: $prim,
+            success: Ordering,
+            failure: Ordering,
+        ) -> Result<$prim, $prim> {
+            check_failure(failure);
+            match self.site.access(Op::CompareExchange) {
+                Some(o) => {
+                    let stale = |bits: u64| <$prim as Bits>::from_bits(bits) != current;
+                    let mut f = |v: $prim| {
+                        let matches = v == current;
+                        (!self.site.fails_spuriously(matches) && matches).then_some(new)
+                    };
+                    self.modify(o, success, failure, Some(&stale), &mut f)
+                }
+                None => {
+                    let seen = self.inner.load(Ordering::SeqCst);
+                    if self.site.fails_spuriously(seen == current) {
+                        return Err(seen);
+                    }
+                    self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
+                }
+            }
+        }
+
+        /// Fetches the value and applies `f` to it until `f` returns
+        /// `None` or the update succeeds; one step (under the memory model
+        /// it reads the newest value, as its successful attempt would).
+        #[track_caller]
+        pub fn fetch_update<F>(&self, set: Ordering, fetch: Ordering, mut f: F) -> Result<$prim, $prim>
+        where
+            F: FnMut($prim) -> Option<$prim>,
+        {
+            check_failure(fetch);
+            match self.site.access(Op::Rmw) {
+                Some(o) => self.modify(o, set, load_part(fetch), None, &mut f),
+                None => self.inner.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |v| f(v)),
+            }
+        }
+    };
 }
 
 macro_rules! common {
@@ -109,86 +336,37 @@ macro_rules! common {
                 self.inner.into_inner()
             }
 
-            /// Loads the value.
-            #[track_caller]
-            pub fn load(&self, _order: Ordering) -> $prim {
-                self.site.access(Op::Load);
-                self.inner.load(Ordering::SeqCst)
-            }
-
-            /// Stores a value.
-            #[track_caller]
-            pub fn store(&self, value: $prim, _order: Ordering) {
-                self.site.access(Op::Store);
-                self.inner.store(value, Ordering::SeqCst)
-            }
-
-            /// Stores a value, returning the previous one.
-            #[track_caller]
-            pub fn swap(&self, value: $prim, _order: Ordering) -> $prim {
-                self.site.access(Op::Rmw);
-                self.inner.swap(value, Ordering::SeqCst)
-            }
-
-            /// Stores `new` if the value is `current`.
-            #[track_caller]
-            pub fn compare_exchange(
-                &self,
-                current: $prim,
-                new: $prim,
-                _success: Ordering,
-                _failure: Ordering,
-            ) -> Result<$prim, $prim> {
-                self.site.access(Op::CompareExchange);
-                self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
-            }
-
-            /// Like `compare_exchange`, but may fail spuriously (an explored
-            /// choice under `sim`).
-            #[track_caller]
-            pub fn compare_exchange_weak(
-                &self,
-                current: $prim,
-                new: $prim,
-                _success: Ordering,
-                _failure: Ordering,
-            ) -> Result<$prim, $prim> {
-                self.site.access(Op::CompareExchange);
-                let seen = self.inner.load(Ordering::SeqCst);
-                if self.site.fails_spuriously(seen == current) {
-                    return Err(seen);
-                }
-                self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
-            }
-
-            /// Fetches the value and applies `f` to it until `f` returns
-            /// `None` or the update succeeds; each attempt is one step.
-            #[track_caller]
-            pub fn fetch_update<F>(&self, _set: Ordering, _fetch: Ordering, mut f: F) -> Result<$prim, $prim>
-            where
-                F: FnMut($prim) -> Option<$prim>,
-            {
-                self.site.access(Op::Rmw);
-                self.inner.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |v| f(v))
-            }
-
             /// Returns a pointer to the underlying value.
             pub const fn as_ptr(&self) -> *mut $prim {
                 self.inner.as_ptr()
             }
+
+            accesses!($std, $prim);
         }
     };
 }
 
 macro_rules! rmw {
-    ($name:ident, $prim:ty, $($method:ident),*) => {
+    ($name:ident, $std:ty, $prim:ty, $($method:ident),*) => {
         impl $name {
             $(
                 /// Read-modify-write, returning the previous value.
                 #[track_caller]
-                pub fn $method(&self, value: $prim, _order: Ordering) -> $prim {
-                    self.site.access(Op::Rmw);
-                    self.inner.$method(value, Ordering::SeqCst)
+                pub fn $method(&self, value: $prim, order: Ordering) -> $prim {
+                    match self.site.access(Op::Rmw) {
+                        Some(o) => {
+                            // std's own arithmetic, on a scratch atomic.
+                            let mut apply = |v: $prim| {
+                                let scratch = <$std>::new(v);
+                                scratch.$method(value, Ordering::Relaxed);
+                                Some(scratch.into_inner())
+                            };
+                            match self.modify(o, order, Ordering::Relaxed, None, &mut apply) {
+                                Ok(v) | Err(v) => v,
+                            }
+                        }
+                        None => self.inner.$method(value, Ordering::SeqCst),
+                    }
                 }
             )*
         }
@@ -198,7 +376,9 @@ macro_rules! rmw {
 macro_rules! int {
     ($name:ident, $std:ty, $prim:ty) => {
         common!($name, $std, $prim);
-        rmw!($name, $prim, fetch_add, fetch_sub, fetch_and, fetch_nand, fetch_or, fetch_xor, fetch_max, fetch_min);
+        rmw!(
+            $name, $std, $prim, fetch_add, fetch_sub, fetch_and, fetch_nand, fetch_or, fetch_xor, fetch_max, fetch_min
+        );
     };
 }
 
@@ -214,14 +394,13 @@ int!(AtomicU64, std::sync::atomic::AtomicU64, u64);
 int!(AtomicUsize, std::sync::atomic::AtomicUsize, usize);
 
 common!(AtomicBool, std::sync::atomic::AtomicBool, bool);
-rmw!(AtomicBool, bool, fetch_and, fetch_nand, fetch_or, fetch_xor);
+rmw!(AtomicBool, std::sync::atomic::AtomicBool, bool, fetch_and, fetch_nand, fetch_or, fetch_xor);
 
 impl AtomicBool {
     /// Logical "not" with the current value, returning the previous one.
     #[track_caller]
-    pub fn fetch_not(&self, _order: Ordering) -> bool {
-        self.site.access(Op::Rmw);
-        self.inner.fetch_xor(true, Ordering::SeqCst)
+    pub fn fetch_not(&self, order: Ordering) -> bool {
+        self.fetch_xor(true, order)
     }
 }
 
@@ -259,67 +438,7 @@ impl<T> AtomicPtr<T> {
         self.inner.into_inner()
     }
 
-    /// Loads the pointer.
-    #[track_caller]
-    pub fn load(&self, _order: Ordering) -> *mut T {
-        self.site.access(Op::Load);
-        self.inner.load(Ordering::SeqCst)
-    }
-
-    /// Stores a pointer.
-    #[track_caller]
-    pub fn store(&self, p: *mut T, _order: Ordering) {
-        self.site.access(Op::Store);
-        self.inner.store(p, Ordering::SeqCst)
-    }
-
-    /// Stores a pointer, returning the previous one.
-    #[track_caller]
-    pub fn swap(&self, p: *mut T, _order: Ordering) -> *mut T {
-        self.site.access(Op::Rmw);
-        self.inner.swap(p, Ordering::SeqCst)
-    }
-
-    /// Stores `new` if the pointer is `current`.
-    #[track_caller]
-    pub fn compare_exchange(
-        &self,
-        current: *mut T,
-        new: *mut T,
-        _success: Ordering,
-        _failure: Ordering,
-    ) -> Result<*mut T, *mut T> {
-        self.site.access(Op::CompareExchange);
-        self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
-    }
-
-    /// Like `compare_exchange`, but may fail spuriously (an explored choice).
-    #[track_caller]
-    pub fn compare_exchange_weak(
-        &self,
-        current: *mut T,
-        new: *mut T,
-        _success: Ordering,
-        _failure: Ordering,
-    ) -> Result<*mut T, *mut T> {
-        self.site.access(Op::CompareExchange);
-        let seen = self.inner.load(Ordering::SeqCst);
-        if self.site.fails_spuriously(seen == current) {
-            return Err(seen);
-        }
-        self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
-    }
-
-    /// Fetches the pointer and applies `f` until it returns `None` or the
-    /// update succeeds.
-    #[track_caller]
-    pub fn fetch_update<F>(&self, _set: Ordering, _fetch: Ordering, f: F) -> Result<*mut T, *mut T>
-    where
-        F: FnMut(*mut T) -> Option<*mut T>,
-    {
-        self.site.access(Op::Rmw);
-        self.inner.fetch_update(Ordering::SeqCst, Ordering::SeqCst, f)
-    }
+    accesses!(std::sync::atomic::AtomicPtr<T>, *mut T);
 }
 
 // SAFETY: the std `AtomicPtr` is `Send + Sync` for every `T`; `ObjectSlot`

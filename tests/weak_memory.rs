@@ -1,0 +1,296 @@
+//! The C11 memory model: litmus tests with their exact outcome sets, SeqCst
+//! done right (Dekker and Peterson pass), data races under the real
+//! happens-before, and the `sc` model as it was.
+#![cfg(feature = "sim")]
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::litmus::{outcomes, outcomes_under, Outcomes};
+use samaritan::cell::UnsafeCell;
+use samaritan::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
+use samaritan::sync::Arc;
+use samaritan::{thread, Builder, MemoryModel, Outcome, SearchStrategy};
+
+use Ordering::{Acquire, Relaxed, Release, SeqCst};
+
+fn set(items: &[&[usize]]) -> BTreeSet<Vec<usize>> {
+    items.iter().map(|v| v.to_vec()).collect()
+}
+
+/// Two atomics, shared.
+type Two = Arc<(AtomicUsize, AtomicUsize)>;
+
+/// Two atomics shared by two threads.
+fn pair() -> (Two, Two) {
+    let a = Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+    (a.clone(), a)
+}
+
+/// Store buffering: each thread stores to one location and loads the other.
+fn sb(store: Ordering, load: Ordering, fences: bool) -> Outcomes {
+    sb_under(MemoryModel::Weak, store, load, fences)
+}
+
+fn sb_under(model: MemoryModel, store: Ordering, load: Ordering, fences: bool) -> Outcomes {
+    outcomes_under(model, move || {
+        let (a, b) = pair();
+        let t = thread::spawn(move || {
+            b.0.store(1, store);
+            if fences {
+                fence(SeqCst);
+            }
+            b.1.load(load)
+        });
+        a.1.store(1, store);
+        if fences {
+            fence(SeqCst);
+        }
+        let r2 = a.0.load(load);
+        vec![t.join().unwrap(), r2]
+    })
+}
+
+#[test]
+fn store_buffering_reads_both_old_values_unless_seqcst() {
+    let all = set(&[&[0, 0], &[0, 1], &[1, 0], &[1, 1]]);
+    let sc = set(&[&[0, 1], &[1, 0], &[1, 1]]);
+    assert_eq!(sb(Relaxed, Relaxed, false).set, all);
+    assert_eq!(sb(Release, Acquire, false).set, all);
+    assert_eq!(sb(SeqCst, SeqCst, false).set, sc);
+    // Relaxed accesses with a SeqCst fence between them on both sides.
+    assert_eq!(sb(Relaxed, Relaxed, true).set, sc);
+}
+
+#[test]
+fn the_sc_model_ignores_orderings_and_makes_no_choice_of_store() {
+    let relaxed = sb_under(MemoryModel::Sc, Relaxed, Relaxed, false);
+    assert_eq!(relaxed.set, set(&[&[0, 1], &[1, 0], &[1, 1]]));
+    // The interleavings of two threads' two steps each after the spawn,
+    // nothing more: the same count as SeqCst under the C11 model, which
+    // has no choice of store either.
+    let seqcst = sb(SeqCst, SeqCst, false);
+    assert_eq!((relaxed.executions, seqcst.executions), (6, 6));
+    // Relaxed under the C11 model: a load after the other thread's store
+    // may also read the initial value (a choice per such load).
+    assert_eq!(sb(Relaxed, Relaxed, false).executions, 20);
+}
+
+/// Message passing: data, then a flag; the reader reads the flag, then the
+/// data.
+fn mp(store: Ordering, load: Ordering) -> Outcomes {
+    outcomes(move || {
+        let (a, b) = pair();
+        let t = thread::spawn(move || {
+            b.0.store(1, Relaxed);
+            b.1.store(1, store);
+        });
+        let flag = a.1.load(load);
+        let data = a.0.load(Relaxed);
+        t.join().unwrap();
+        vec![flag, data]
+    })
+}
+
+#[test]
+fn message_passing_needs_release_and_acquire() {
+    let all = set(&[&[0, 0], &[0, 1], &[1, 0], &[1, 1]]);
+    assert_eq!(mp(Relaxed, Relaxed).set, all);
+    assert_eq!(mp(Release, Relaxed).set, all);
+    assert_eq!(mp(Relaxed, Acquire).set, all);
+    assert_eq!(mp(Release, Acquire).set, set(&[&[0, 0], &[0, 1], &[1, 1]]));
+}
+
+#[test]
+fn message_passing_through_fences() {
+    let got = outcomes(|| {
+        let (a, b) = pair();
+        let t = thread::spawn(move || {
+            b.0.store(1, Relaxed);
+            fence(Release);
+            b.1.store(1, Relaxed);
+        });
+        let flag = a.1.load(Relaxed);
+        fence(Acquire);
+        let data = a.0.load(Relaxed);
+        t.join().unwrap();
+        vec![flag, data]
+    });
+    assert_eq!(got.set, set(&[&[0, 0], &[0, 1], &[1, 1]]));
+}
+
+#[test]
+fn load_buffering_is_out_of_scope() {
+    // RC11 allows [1, 1] (each load reads the other thread's later store);
+    // the model never reads a store from the future.
+    let got = outcomes(|| {
+        let (a, b) = pair();
+        let t = thread::spawn(move || {
+            let r = b.0.load(Relaxed);
+            b.1.store(1, Relaxed);
+            r
+        });
+        let r = a.1.load(Relaxed);
+        a.0.store(1, Relaxed);
+        vec![t.join().unwrap(), r]
+    });
+    assert_eq!(got.set, set(&[&[0, 0], &[0, 1], &[1, 0]]));
+}
+
+/// Independent reads of independent writes: two writers, two readers that
+/// read the locations in opposite orders.
+fn iriw(store: Ordering, load: Ordering) -> Outcomes {
+    outcomes(move || {
+        let a = Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+        let (w1, w2, r1, r2) = (a.clone(), a.clone(), a.clone(), a.clone());
+        let t1 = thread::spawn(move || w1.0.store(1, store));
+        let t2 = thread::spawn(move || w2.1.store(1, store));
+        let t3 = thread::spawn(move || vec![r1.0.load(load), r1.1.load(load)]);
+        let t4 = thread::spawn(move || vec![r2.1.load(load), r2.0.load(load)]);
+        t1.join().unwrap();
+        t2.join().unwrap();
+        let mut seen = t3.join().unwrap();
+        seen.extend(t4.join().unwrap());
+        seen
+    })
+}
+
+#[test]
+fn iriw_readers_disagree_on_the_order_of_writes_unless_seqcst() {
+    // The readers' outcome [x, y] then [y, x]: [1, 0, 1, 0] means the first
+    // reader saw x before y and the second y before x.
+    let weak = iriw(Release, Acquire);
+    assert!(weak.set.contains(&vec![1, 0, 1, 0]), "{:?}", weak.set);
+    assert_eq!(weak.set.len(), 16);
+    let sc = iriw(SeqCst, SeqCst);
+    assert!(!sc.set.contains(&vec![1, 0, 1, 0]), "{:?}", sc.set);
+    assert_eq!(sc.set.len(), 15);
+}
+
+/// 2+2W: each thread writes both locations, in opposite orders; the final
+/// values after both joined.
+fn two_plus_two_w(order: Ordering) -> Outcomes {
+    outcomes(move || {
+        let (a, b) = pair();
+        let t = thread::spawn(move || {
+            b.0.store(1, order);
+            b.1.store(2, order);
+        });
+        a.1.store(1, order);
+        a.0.store(2, order);
+        t.join().unwrap();
+        vec![a.0.load(Relaxed), a.1.load(Relaxed)]
+    })
+}
+
+#[test]
+fn two_plus_two_w_orders_stores_against_program_order_unless_seqcst() {
+    assert_eq!(two_plus_two_w(Relaxed).set, set(&[&[1, 1], &[1, 2], &[2, 1], &[2, 2]]));
+    assert_eq!(two_plus_two_w(Release).set, set(&[&[1, 1], &[1, 2], &[2, 1], &[2, 2]]));
+    assert_eq!(two_plus_two_w(SeqCst).set, set(&[&[1, 2], &[2, 1], &[2, 2]]));
+}
+
+#[test]
+fn coherence_of_reads_and_writes_holds_even_when_relaxed() {
+    // CoRR: two reads of one thread never see the writes out of order.
+    let corr = outcomes(|| {
+        let (a, b) = pair();
+        let t = thread::spawn(move || {
+            b.0.store(1, Relaxed);
+            b.0.store(2, Relaxed);
+        });
+        let r1 = a.0.load(Relaxed);
+        let r2 = a.0.load(Relaxed);
+        t.join().unwrap();
+        vec![r1, r2]
+    });
+    assert_eq!(corr.set, set(&[&[0, 0], &[0, 1], &[0, 2], &[1, 1], &[1, 2], &[2, 2]]));
+    // CoWR: a thread reads its own write or a later one, never the initial.
+    let cowr = outcomes(|| {
+        let (a, b) = pair();
+        let t = thread::spawn(move || b.0.store(2, Relaxed));
+        a.0.store(1, Relaxed);
+        let r = a.0.load(Relaxed);
+        t.join().unwrap();
+        vec![r]
+    });
+    assert_eq!(cowr.set, set(&[&[1], &[2]]));
+}
+
+#[test]
+fn read_modify_writes_are_atomic_and_continue_release_sequences() {
+    let adds = outcomes(|| {
+        let (a, b) = pair();
+        let t = thread::spawn(move || b.0.fetch_add(1, Relaxed));
+        let mine = a.0.fetch_add(1, Relaxed);
+        let theirs = t.join().unwrap();
+        vec![mine.min(theirs), mine.max(theirs), a.0.load(Relaxed)]
+    });
+    assert_eq!(adds.set, set(&[&[0, 1, 2]]));
+    // Release store, then another thread's relaxed RMW: an acquire reading
+    // the RMW still synchronizes with the release (a release sequence).
+    let chain = outcomes(|| {
+        let a = Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+        let (b, c) = (a.clone(), a.clone());
+        let t1 = thread::spawn(move || {
+            b.0.store(1, Relaxed);
+            b.1.store(1, Release);
+        });
+        let t2 = thread::spawn(move || {
+            c.1.fetch_add(1, Relaxed);
+        });
+        let flag = a.1.load(Acquire);
+        let data = a.0.load(Relaxed);
+        t1.join().unwrap();
+        t2.join().unwrap();
+        vec![flag, data]
+    });
+    // Flag 2 is the RMW that read the release store: the data must be
+    // seen. Flag 1 may be the RMW that ran first, which publishes nothing.
+    assert_eq!(chain.set, set(&[&[0, 0], &[0, 1], &[1, 0], &[1, 1], &[2, 1]]));
+}
+
+/// Two flags and the data they guard.
+struct Guarded {
+    flags: (AtomicBool, AtomicBool),
+    data: UnsafeCell<usize>,
+}
+
+// SAFETY: the tests use `data` only as their protocol allows; a wrong
+// protocol is what the race detector is there to report.
+unsafe impl Sync for Guarded {}
+
+/// Dekker's mutual exclusion with SeqCst flags: each thread raises its
+/// flag, then enters only if the other's is down.
+fn dekker(store: Ordering, load: Ordering) -> samaritan::Report {
+    Builder::new()
+        .strategy(SearchStrategy::Dfs)
+        .explore(move || {
+            let flags = (AtomicBool::new(false), AtomicBool::new(false));
+            let state = Arc::new(Guarded { flags, data: UnsafeCell::new(0) });
+            let s = state.clone();
+            let t = thread::spawn(move || {
+                s.flags.1.store(true, store);
+                if !s.flags.0.load(load) {
+                    // SAFETY: inside the critical section.
+                    s.data.with_mut(|v| unsafe { *v += 1 });
+                }
+            });
+            state.flags.0.store(true, store);
+            if !state.flags.1.load(load) {
+                // SAFETY: inside the critical section.
+                state.data.with_mut(|v| unsafe { *v += 1 });
+            }
+            t.join().unwrap();
+        })
+        .unwrap()
+}
+
+#[test]
+fn dekker_is_correct_with_seqcst_and_races_with_acquire_release() {
+    let sc = dekker(SeqCst, SeqCst);
+    assert_eq!((&sc.outcome, sc.executions, sc.exhausted), (&Outcome::Pass, 6, true), "{sc}");
+    let weak = dekker(Release, Acquire);
+    assert!(matches!(weak.outcome, Outcome::DataRace { .. }), "{weak}");
+}
