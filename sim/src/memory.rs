@@ -121,6 +121,8 @@ pub(crate) struct Memory {
     sc: u32,
     /// The join of every SeqCst fence's clock so far.
     fences: Clock,
+    /// Message buffers of dropped stores, for new ones.
+    spare: Vec<Clock>,
     /// The object SeqCst fences step on in this execution, once one did.
     pub(crate) fence_object: Option<crate::op::ObjectId>,
     dirty: bool,
@@ -155,7 +157,7 @@ impl Memory {
         self.dirty = false;
         for loc in &mut self.locations {
             loc.live = false;
-            loc.stores.clear();
+            self.spare.extend(loc.stores.drain(..).map(|s| s.message));
             loc.yields.clear();
         }
         for t in &mut self.threads {
@@ -252,11 +254,13 @@ impl Memory {
     /// indices are `len - 1 - k` for choice `k` in `0..count`.
     pub(crate) fn readable(&self, o: usize, actor: ActorId, races: &Races, sc: bool) -> usize {
         let a = actor.index();
-        let len = self.locations[o].stores.len();
-        if self.yielded(o, a) {
+        let stores = &self.locations[o].stores;
+        // The fast paths: one store, or a SeqCst load whose newest store
+        // is SeqCst (all a SeqCst-only program ever meets).
+        if stores.len() == 1 || (sc && stores[stores.len() - 1].sc != 0) || self.yielded(o, a) {
             return 1;
         }
-        len - self.floor(o, a, races, sc)
+        stores.len() - self.floor(o, a, races, sc)
     }
 
     /// The stores a compare-exchange of `o` may read: the newest, and any
@@ -317,9 +321,14 @@ impl Memory {
     /// insertion indices, last first.
     pub(crate) fn places(&self, o: usize, actor: ActorId, races: &Races, sc: bool, into: &mut Vec<usize>) {
         let stores = &self.locations[o].stores;
-        let floor = self.floor(o, actor.index(), races, sc);
         into.clear();
         into.push(stores.len());
+        // A SeqCst store goes after the newest SeqCst store: when that is
+        // the newest store, only at the end.
+        if sc && stores[stores.len() - 1].sc != 0 {
+            return;
+        }
+        let floor = self.floor(o, actor.index(), races, sc);
         into.extend((floor + 1..stores.len()).rev().filter(|&p| !stores[p].rmw));
     }
 
@@ -340,13 +349,14 @@ impl Memory {
         let a = actor.index();
         self.thread(a);
         let tracking = races.tracking;
-        let mut message = if !tracking {
-            Clock::new()
+        let mut message = self.spare.pop().unwrap_or_default();
+        message.clear();
+        if !tracking {
         } else if releases(order) {
-            races.clock_of(a).to_vec()
+            message.extend_from_slice(races.clock_of(a));
         } else {
-            self.threads[a].release.clone()
-        };
+            message.extend_from_slice(&self.threads[a].release);
+        }
         if rmw {
             if let Some(read) = self.locations[o].stores.last() {
                 join(&mut message, &read.message);
@@ -409,7 +419,7 @@ impl Memory {
         let floor = live.map(|a| self.floor(o, a, races, false)).min().unwrap_or(0);
         let loc = &mut self.locations[o];
         if floor > 0 {
-            loc.stores.drain(..floor);
+            self.spare.extend(loc.stores.drain(..floor).map(|s| s.message));
         }
         loc.prune_at = (loc.stores.len() * 2).max(8);
     }

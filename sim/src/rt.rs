@@ -561,15 +561,24 @@ fn memory_begin(e: &mut crate::execution::Execution, object: ObjectId, current: 
 /// value read.
 pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'static Location<'static>) -> u64 {
     let sc = order == Ordering::SeqCst;
-    let Some((me, count)) = with_exec(|cell| {
+    let Some((me, count, value)) = with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let me = memory_begin(e, object, current)?;
-        Some((me, e.memory.readable(object.index(), me, &e.race, sc)))
+        let count = e.memory.readable(object.index(), me, &e.race, sc);
+        // No choice: read the newest store at once.
+        let value = (count == 1).then(|| {
+            let newest = e.memory.newest(object.index());
+            e.memory.read(object.index(), me, newest, order, &mut e.race)
+        });
+        Some((me, count, value))
     })
     .flatten() else {
         return current;
     };
+    if let Some(value) = value {
+        return value;
+    }
     let k = choose_on(object, count, location);
     with_exec(|cell| {
         let mut e = cell.borrow_mut();
