@@ -60,8 +60,8 @@
 //!   atomic holds.
 //! - A store with `time == 0` was made before the execution's first spawn
 //!   (or is the initial value) and is known to every thread.
-//! - No store is placed before an RMW's immediate predecessor's successor:
-//!   for every RMW at index `i > 0`, `stores[i - 1]` is the store it read.
+//! - No store is ever placed between an RMW and the store it read: for
+//!   every RMW at index `i > 0`, `stores[i - 1]` is the store it read.
 
 use std::sync::atomic::Ordering;
 
