@@ -66,9 +66,7 @@
 use std::sync::atomic::Ordering;
 
 use crate::op::ActorId;
-use crate::race::Races;
-
-type Clock = Vec<u32>;
+use crate::race::{join, Clock, Races};
 
 /// One store in a location's modification order.
 #[derive(Debug)]
@@ -138,15 +136,6 @@ pub(crate) fn releases(order: Ordering) -> bool {
     matches!(order, Ordering::Release | Ordering::AcqRel | Ordering::SeqCst)
 }
 
-fn join(into: &mut Clock, from: &[u32]) {
-    if into.len() < from.len() {
-        into.resize(from.len(), 0);
-    }
-    for (a, &b) in into.iter_mut().zip(from) {
-        *a = (*a).max(b);
-    }
-}
-
 impl Memory {
     /// Forgets the last execution.
     pub(crate) fn reset(&mut self) {
@@ -161,11 +150,7 @@ impl Memory {
             loc.yields.clear();
         }
         for t in &mut self.threads {
-            *t = Thread {
-                release: std::mem::take(&mut t.release),
-                acquire: std::mem::take(&mut t.acquire),
-                ..Thread::default()
-            };
+            (t.done, t.yields, t.fence_sc) = (false, 0, 0);
             t.release.clear();
             t.acquire.clear();
         }
@@ -391,9 +376,7 @@ impl Memory {
             return;
         }
         if acquires(order) {
-            let pending = std::mem::take(&mut self.threads[a].acquire);
-            races.join_into(a, &pending);
-            self.threads[a].acquire = pending;
+            races.join_into(a, &self.threads[a].acquire);
             self.threads[a].acquire.clear();
         }
         if order == Ordering::SeqCst {

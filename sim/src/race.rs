@@ -57,7 +57,7 @@ use crate::trace::location_string;
 
 /// A vector clock: component `i` is the latest epoch of actor `i` known to
 /// happen before; missing components are 0.
-type Clock = Vec<u32>;
+pub(crate) type Clock = Vec<u32>;
 
 /// One access to a cell: who, in which of their epochs, and where.
 #[derive(Clone, Copy, Debug)]
@@ -195,7 +195,7 @@ const fn semantics(op: Op) -> u8 {
 }
 
 /// Joins `from` into `into`, component by component.
-fn join(into: &mut Clock, from: &[u32]) {
+pub(crate) fn join(into: &mut Clock, from: &[u32]) {
     if into.len() < from.len() {
         into.resize(from.len(), 0);
     }

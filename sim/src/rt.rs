@@ -548,11 +548,17 @@ fn memory_begin(e: &mut crate::execution::Execution, object: ObjectId, current: 
     let me = e.current?;
     e.memory.touch(object.index(), current);
     e.objects[object.index()].memory = true;
+    live_clocks(e, me);
+    Some(me)
+}
+
+/// Brings the race detector's clocks live, with one for `me`, once two
+/// actors exist: the memory model reads and moves them at every access.
+fn live_clocks(e: &mut crate::execution::Execution, me: ActorId) {
     e.race.ensure_live(&e.objects);
     if e.race.tracking {
         e.race.epoch(me.index());
     }
-    Some(me)
 }
 
 /// Reads atomic `object` with `order` after its [`Op::Load`] step: which
@@ -663,8 +669,11 @@ pub fn atomic_rmw(
     };
     let k = choose_on(object, candidates.len(), location);
     let index = candidates[k];
-    let newest = with_exec(|cell| cell.borrow().memory.newest(object.index())).unwrap_or(index);
-    let read = with_exec(|cell| cell.borrow().memory.value(object.index(), index)).unwrap_or(current);
+    let (newest, read) = with_exec(|cell| {
+        let e = cell.borrow();
+        (e.memory.newest(object.index()), e.memory.value(object.index(), index))
+    })
+    .unwrap_or((index, current));
     // A stale candidate fails by construction; the newest may go either way.
     let outcome = if index == newest { f(read) } else { None };
     with_exec(|cell| {
@@ -713,10 +722,7 @@ pub fn atomic_fence(order: Ordering) {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         if let Some(me) = e.current {
-            e.race.ensure_live(&e.objects);
-            if e.race.tracking {
-                e.race.epoch(me.index());
-            }
+            live_clocks(e, me);
             e.memory.fence(me, order, &mut e.race);
         }
     });
