@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use samaritan_sim::{Config, MemoryModel, Report, Schedule, Strategy, TokenError, Trace};
+use samaritan_sim::{Config, MemoryModel, Report, Schedule, Shard, Strategy, TokenError, Trace};
 use samaritan_strategies::{CbPor, Coverage, CoverageError, Dfs, Dpor, Icb, Pct, Portfolio, Random, RoundRobin};
 
-use crate::{env, foreign, limits, persist};
+use crate::{env, foreign, limits, persist, split};
 
 /// Which search to run.
 #[non_exhaustive]
@@ -78,6 +78,21 @@ impl SearchStrategy {
             _ => return None,
         })
     }
+
+    /// The strategy's name, as [`SearchStrategy::from_name`] reads it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SearchStrategy::Portfolio => "portfolio",
+            SearchStrategy::Icb => "icb",
+            SearchStrategy::Dfs => "dfs",
+            SearchStrategy::Random => "random",
+            SearchStrategy::Pct => "pct",
+            SearchStrategy::RoundRobin => "round-robin",
+            SearchStrategy::Dpor => "dpor",
+            SearchStrategy::CbPor => "cb-por",
+            SearchStrategy::HapSet => "hapset",
+        }
+    }
 }
 
 /// Why an exploration could not start.
@@ -108,6 +123,19 @@ pub enum Error {
     /// The HaPSet coverage file ([`Builder::hapset_file`]) could not be
     /// read (a missing file is empty coverage, not an error) or written.
     HapsetFile(CoverageError),
+    /// The search was to be split ([`Builder::shard`],
+    /// [`Builder::workers`]) but its strategy's space cannot be cut yet.
+    Unsplittable {
+        /// The strategy, as `SAMARITAN_STRATEGY` names it.
+        strategy: &'static str,
+    },
+    /// The report file ([`Builder::report_file`]) could not be written.
+    ReportFile {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -119,6 +147,15 @@ impl fmt::Display for Error {
             }
             Error::Token(err) => err.fmt(f),
             Error::HapsetFile(err) => err.fmt(f),
+            Error::Unsplittable { strategy } => write!(
+                f,
+                "strategy {strategy} cannot be split into shards or workers: use {} ({})",
+                split::SPLITTABLE,
+                env::STRATEGY
+            ),
+            Error::ReportFile { path, message } => {
+                write!(f, "cannot write the report file {}: {message}", path.display())
+            }
         }
     }
 }
@@ -128,7 +165,10 @@ impl std::error::Error for Error {
         match self {
             Error::Token(err) => Some(err),
             Error::HapsetFile(err) => Some(err),
-            Error::InvalidEnv { .. } | Error::InvalidSetting { .. } => None,
+            Error::InvalidEnv { .. }
+            | Error::InvalidSetting { .. }
+            | Error::Unsplittable { .. }
+            | Error::ReportFile { .. } => None,
         }
     }
 }
@@ -242,6 +282,16 @@ pub struct Builder {
     /// progress line on standard error every two seconds. Defaults to
     /// `SAMARITAN_PROGRESS`, else on.
     pub progress: bool,
+    /// The part of the search space this run explores (see
+    /// [`Builder::shard`]). Defaults to `SAMARITAN_SHARD`, else the whole.
+    pub shard: Shard,
+    /// How many threads explore at once (see [`Builder::workers`]), from 1
+    /// to 256. Defaults to `SAMARITAN_WORKERS`, else 1.
+    pub workers: u32,
+    /// Where each exploration appends its report as a line of JSON (see
+    /// [`Builder::report_file`]). Defaults to `SAMARITAN_REPORT`, else
+    /// none.
+    pub report_file: Option<PathBuf>,
     env_error: Option<Error>,
     /// The test the exploration belongs to, when `#[samaritan::test]`
     /// names it; else the calling thread's name.
@@ -347,6 +397,13 @@ impl Builder {
                     .unwrap_or(DEFAULT_MAX_TIME),
             ),
         };
+        let shard = match get(env::SHARD).filter(|s| !s.trim().is_empty()) {
+            None => Shard::WHOLE,
+            Some(text) => Shard::parse(&text).unwrap_or_else(|_| {
+                err.get_or_insert(Error::InvalidEnv { var: env::SHARD, value: text, expected: limits::SHARD });
+                Shard::WHOLE
+            }),
+        };
         let pct_depth =
             parse_in(get, env::PCT_DEPTH, limits::PCT_DEPTH, &mut err, |d| (1..=Pct::MAX_DEPTH).contains(d));
         Builder {
@@ -373,6 +430,10 @@ impl Builder {
             persist,
             hapset_file: get(env::HAPSET_FILE).filter(|p| !p.trim().is_empty()).map(PathBuf::from),
             progress,
+            shard,
+            workers: parse_in(get, env::WORKERS, limits::WORKERS, &mut err, |w| (1..=split::MAX_WORKERS).contains(w))
+                .unwrap_or(1),
+            report_file: get(env::REPORT).filter(|p| !p.trim().is_empty()).map(PathBuf::from),
             env_error: err,
             test_name: None,
         }
@@ -542,6 +603,70 @@ impl Builder {
         self
     }
 
+    /// Makes this run explore only the `shard.index()`-th of
+    /// `shard.count()` disjoint parts of the search space, so that that
+    /// many jobs (a CI matrix, a Kubernetes Indexed Job, processes on
+    /// several machines) explore together exactly what one run would; each
+    /// part is deterministic. `dfs` is cut by schedule prefix, `icb` by its
+    /// first preemption, `random` and `pct` by seed (each shard draws from
+    /// its own and runs its share of the execution budget); other
+    /// strategies are an [`Error::Unsplittable`]. The report says which
+    /// shard it covers; `samaritan merge` combines the shards' report files
+    /// ([`Builder::report_file`]) into one verdict.
+    ///
+    /// ```
+    /// use samaritan::sync::atomic::{AtomicUsize, Ordering};
+    /// use samaritan::sync::Arc;
+    /// use samaritan::{thread, Builder, SearchStrategy, Shard};
+    ///
+    /// fn two_adders() {
+    ///     let n = Arc::new(AtomicUsize::new(0));
+    ///     let m = n.clone();
+    ///     let t = thread::spawn(move || {
+    ///         m.fetch_add(1, Ordering::SeqCst);
+    ///         m.fetch_add(1, Ordering::SeqCst);
+    ///     });
+    ///     n.fetch_add(1, Ordering::SeqCst);
+    ///     n.fetch_add(1, Ordering::SeqCst);
+    ///     t.join().unwrap();
+    /// }
+    ///
+    /// let dfs = Builder::new().strategy(SearchStrategy::Dfs);
+    /// let whole = dfs.explore(two_adders).unwrap().executions;
+    /// let halves: u64 = (1..=2)
+    ///     .map(|i| dfs.clone().shard(Shard::new(i, 2).unwrap()).explore(two_adders).unwrap().executions)
+    ///     .sum();
+    /// assert_eq!(halves, whole);
+    /// ```
+    pub fn shard(mut self, shard: Shard) -> Builder {
+        self.shard = shard;
+        self
+    }
+
+    /// Explores with `workers` threads at once (1 to 256; each explores a
+    /// part of this run's space, as [`Builder::shard`] cuts it, so the
+    /// strategies that can be split are the same). A search that passes
+    /// counts exactly the executions one worker would; a failing one
+    /// reports the failure of the lowest-numbered worker that found one
+    /// (workers numbered above it stop, those below run on), so which
+    /// failure is reported does not depend on timing. The default is 1
+    /// because `cargo test` already runs one test per core; raise it for a
+    /// long search run alone. The workers run the test's closure at the
+    /// same time on several threads: state it keeps outside samaritan's
+    /// primitives (a `static` counter) is shared between them.
+    pub fn workers(mut self, workers: u32) -> Builder {
+        self.workers = workers;
+        self
+    }
+
+    /// Appends each exploration's report to `path` as one line of JSON
+    /// (verdict, counts, shard, token, replay command, the report's text),
+    /// creating the file if need be. `samaritan merge` reads such files.
+    pub fn report_file(mut self, path: impl Into<PathBuf>) -> Builder {
+        self.report_file = Some(path.into());
+        self
+    }
+
     /// Returns the first error in the environment the builder was made
     /// from, else the first setting out of range.
     fn valid(&self) -> Result<(), Error> {
@@ -608,8 +733,19 @@ impl Builder {
                 Ok(foreign::diagnose(self.explore_hapset(Arc::new(f), file)?, started))
             }
             (None, _) => {
-                let report = samaritan_sim::explore(self.config(), self.make_strategy(), Arc::new(f));
-                Ok(foreign::diagnose(report, started))
+                let report = match split::parts(self, self.config())? {
+                    Some((config, parts)) => {
+                        let mut report = samaritan_sim::explore_parallel(config, parts, Arc::new(f));
+                        report.shard = Some(self.shard).filter(|s| !s.is_whole());
+                        report
+                    }
+                    None => samaritan_sim::explore(self.config(), self.make_strategy(), Arc::new(f)),
+                };
+                let report = foreign::diagnose(report, started);
+                if let Some(path) = &self.report_file {
+                    split::write_record(path, &report)?;
+                }
+                Ok(report)
             }
         }
     }
@@ -866,7 +1002,12 @@ mod tests {
             ("SAMARITAN_HAPSET_FILE", "cov.hapset"),
             ("SAMARITAN_PROGRESS", "0"),
             ("SAMARITAN_MEMORY_MODEL", " sc "),
+            ("SAMARITAN_SHARD", "2/4"),
+            ("SAMARITAN_WORKERS", "3"),
+            ("SAMARITAN_REPORT", "shard-2.json"),
         ]);
+        assert_eq!((b.shard, b.workers), (Shard::new(2, 4).unwrap(), 3));
+        assert_eq!(b.report_file, Some(PathBuf::from("shard-2.json")));
         assert_eq!(b.memory_model, MemoryModel::Sc);
         assert_eq!(b.strategy, SearchStrategy::Random);
         assert_eq!((b.preemption_bound, b.fairness, b.pct_depth, b.persist), (3, false, 4, false));
@@ -893,6 +1034,7 @@ mod tests {
         assert_eq!(b.memory_model, MemoryModel::Weak);
         assert_eq!(b.replay, None);
         assert_eq!(b.hapset_file, None);
+        assert_eq!((b.shard, b.workers, b.report_file), (Shard::WHOLE, 1, None));
     }
 
     #[test]
@@ -910,6 +1052,16 @@ mod tests {
             b.explore(|| {}).unwrap_err().to_string(),
             "SAMARITAN_PCT_DEPTH=\"0\" is invalid: expected a depth from 1 to 64"
         );
+        for (var, value, expected) in [
+            ("SAMARITAN_SHARD", "5/4", "i/n with 1 <= i <= n <= 65536, as in 1/4"),
+            ("SAMARITAN_SHARD", "0/4", "i/n with 1 <= i <= n <= 65536, as in 1/4"),
+            ("SAMARITAN_SHARD", "half", "i/n with 1 <= i <= n <= 65536, as in 1/4"),
+            ("SAMARITAN_WORKERS", "0", "a number of workers from 1 to 256"),
+            ("SAMARITAN_WORKERS", "1000", "a number of workers from 1 to 256"),
+        ] {
+            let err = from(&[(var, value)]).explore(|| {}).unwrap_err();
+            assert_eq!(err.to_string(), format!("{var}={value:?} is invalid: expected {expected}"));
+        }
         let b = from(&[("SAMARITAN_FAIRNESS", "maybe")]);
         assert_eq!(
             b.explore(|| {}).unwrap_err().to_string(),

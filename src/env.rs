@@ -79,3 +79,14 @@ pub const HAPSET_FILE: &str = "SAMARITAN_HAPSET_FILE";
 /// Whether a search that runs longer than two seconds prints a progress
 /// line on standard error every two seconds: `1` (default) or `0`.
 pub const PROGRESS: &str = "SAMARITAN_PROGRESS";
+/// The part of the search space this run explores: `i/n` (from `1/n` to
+/// `n/n`), so that `n` jobs together explore exactly what one run would
+/// (`dfs`, `icb`; `random` and `pct` split by seed). With a Kubernetes
+/// Indexed Job, `SAMARITAN_SHARD=$((JOB_COMPLETION_INDEX + 1))/n`.
+pub const SHARD: &str = "SAMARITAN_SHARD";
+/// Threads exploring at once (default 1, since `cargo test` already runs
+/// one test per core): from 1 to 256.
+pub const WORKERS: &str = "SAMARITAN_WORKERS";
+/// A file each exploration appends its report to, as one line of JSON
+/// (default: none); `samaritan merge` combines shards' files.
+pub const REPORT: &str = "SAMARITAN_REPORT";

@@ -36,6 +36,8 @@ pub(crate) const EXECUTIONS: &str = "a number of executions, at least 1";
 pub(crate) const SECONDS: &str = "a number of seconds greater than 0, or none";
 pub(crate) const MILLISECONDS: &str = "a number of milliseconds, at least 100";
 pub(crate) const BYTES: &str = "a number of bytes, at most 1073741824";
+pub(crate) const SHARD: &str = "i/n with 1 <= i <= n <= 65536, as in 1/4";
+pub(crate) const WORKERS: &str = "a number of workers from 1 to 256";
 
 /// Returns `seconds` as a time budget, if it is one: finite, and positive
 /// even once rounded to nanoseconds.
@@ -65,6 +67,12 @@ pub(crate) fn check(builder: &Builder) -> Result<(), Error> {
     }
     if builder.stack_size > MAX_STACK_SIZE {
         return invalid("stack_size", builder.stack_size.to_string(), BYTES);
+    }
+    if !(1..=crate::split::MAX_WORKERS).contains(&builder.workers) {
+        return invalid("workers", builder.workers.to_string(), WORKERS);
+    }
+    if u64::from(builder.shard.count()) * u64::from(builder.workers) > u64::from(samaritan_sim::MAX_SHARDS) {
+        return invalid("workers", builder.workers.to_string(), "at most 65536 shards times workers");
     }
     Ok(())
 }

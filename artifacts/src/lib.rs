@@ -22,4 +22,5 @@
 
 mod escape;
 pub mod html;
+pub mod json;
 pub mod svg;

@@ -8,15 +8,18 @@
 //! samaritan replay <TOKEN|FILE>  the command that replays a failure
 //! samaritan html <TRACE> [-o OUT.html]
 //!                                render a trace file as an HTML timeline
+//! samaritan merge <REPORT>...    one verdict from shards' report files
 //! samaritan --help | --version
 //! ```
 //!
-//! Exit status: 0 on success, 1 when `diff` finds a difference, 2 on a
+//! Exit status: 0 on success, 1 when `diff` finds a difference or `merge`
+//! a failing or incomplete test, 2 on a
 //! usage error or input that cannot be read (a bad token, a missing
 //! directory). It never panics on its input.
 
 mod commands;
 mod failures;
+mod merge;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -46,11 +49,17 @@ usage:
                               failure's trace, e.g. <id>.trace) as a
                               self-contained HTML timeline; without -o the
                               page goes to standard output
+  samaritan merge <REPORT>... combine the report files of a search's shards
+                              (SAMARITAN_SHARD=i/n, SAMARITAN_REPORT=FILE)
+                              into one verdict per test: the failure of the
+                              lowest failing shard, else a pass with the
+                              shards' counts added up; exit status 1 when a
+                              test failed or some of its shards are missing
   samaritan --help            print this help
   samaritan --version         print the version
 
-exit status: 0 on success, 1 when diff finds a difference, 2 on a usage
-error or unreadable input
+exit status: 0 on success, 1 when diff finds a difference or merge a
+failing or incomplete test, 2 on a usage error or unreadable input
 ";
 
 /// A command line, read.
@@ -63,6 +72,7 @@ enum Command {
     Diff(PathBuf, PathBuf),
     Replay(String),
     Html { trace: PathBuf, out: Option<PathBuf> },
+    Merge(Vec<PathBuf>),
 }
 
 /// Why a command failed: what to tell the user.
@@ -99,6 +109,7 @@ fn run(command: Command) -> Result<ExitCode, Failed> {
         Command::Diff(a, b) => return commands::diff(&a, &b),
         Command::Replay(what) => commands::replay(&what)?,
         Command::Html { trace, out } => commands::html(&trace, out.as_deref())?,
+        Command::Merge(files) => return merge::merge(&files),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -137,6 +148,8 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, Failed> {
         ["html", ..] => {
             return Err(Failed::Usage("`samaritan html` takes a trace file and optionally `-o OUT.html`".to_string()))
         }
+        ["merge"] => return Err(Failed::Usage("`samaritan merge` takes one or more report files".to_string())),
+        ["merge", files @ ..] => Command::Merge(files.iter().map(PathBuf::from).collect()),
         [command, ..] => return Err(Failed::Usage(format!("unknown command `{command}`"))),
     })
 }

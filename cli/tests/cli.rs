@@ -38,6 +38,7 @@ fn help_lists_the_commands() {
             "samaritan failures [DIR]",
             "samaritan diff <A> <B>",
             "samaritan replay <TOKEN|FILE>",
+            "samaritan merge <REPORT>...",
             "samaritan html <TRACE>",
             "samaritan --version",
         ] {
@@ -338,4 +339,58 @@ fn failures_are_found_where_check_writes_them() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "bin/b_test\n  02\n    token: s2_Y\n");
     let _ = std::fs::remove_dir_all(target);
     let _ = std::fs::remove_dir_all(project);
+}
+
+/// A report record of shard `i` of `n` of test `t`.
+fn record(t: &str, i: u32, n: u32, verdict: &str, executions: u64) -> String {
+    let token = if verdict == "fail" {
+        r#","token":"s2_x","replay":"SAMARITAN_REPLAY=s2_x cargo test t -- --exact""#
+    } else {
+        ""
+    };
+    format!(
+        r#"{{"version":1,"test":"{t}","strategy":"icb","shard":"{i}/{n}","verdict":"{verdict}","outcome":"{verdict}","executions":{executions},"exhausted":true,"bounded":true,"completed_bound":2{token}}}"#
+    )
+}
+
+#[test]
+fn shard_reports_merge_into_one_verdict_per_test() {
+    let dir = scratch("merge");
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    std::fs::write(&a, format!("{}\n{}\n", record("t", 1, 2, "pass", 40), record("u", 1, 2, "pass", 5))).unwrap();
+    std::fs::write(&b, format!("{}\n{}\n", record("t", 2, 2, "pass", 60), record("u", 2, 2, "fail", 3))).unwrap();
+    let (code, out, err) = run(&["merge", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (1, ""));
+    assert_eq!(
+        out,
+        "t: pass: every execution with <= 2 preemptions explored: 100 executions, no bug (2 shards, strategy icb)\n\
+         u: fail in shard 2/2: fail\n  replay with: SAMARITAN_REPLAY=s2_x cargo test t -- --exact\n\
+         1 of 2 tests passed (4 reports read)\n"
+    );
+    // One shard's file alone: incomplete, never a pass.
+    let (code, out, _) = run(&["merge", a.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.starts_with("t: incomplete: 1 of 2 shards reported; missing 2/2\n"), "{out}");
+    // Both halves of t only: a pass.
+    std::fs::write(&b, record("t", 2, 2, "pass", 60)).unwrap();
+    std::fs::write(&a, record("t", 1, 2, "pass", 40)).unwrap();
+    let (code, _, _) = run(&["merge", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_bad_report_file_exits_2_naming_the_line() {
+    let dir = scratch("merge-bad");
+    let file = dir.join("r.json");
+    std::fs::write(&file, format!("{}\nnot json\n", record("t", 1, 1, "pass", 1))).unwrap();
+    let (code, _, err) = run(&["merge", file.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with(&format!("error: {}: line 2: not a report record: ", file.display())), "{err}");
+    std::fs::write(&file, record("t", 3, 2, "pass", 1)).unwrap();
+    let (code, _, err) = run(&["merge", file.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 1: shard \"3/2\": the index counts from 1 to the number of shards"), "{err}");
+    let (code, _, err) = run(&["merge"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: `samaritan merge` takes one or more report files"), "{err}");
 }

@@ -1,5 +1,6 @@
 //! What an exploration is given: its settings and the body it runs.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -53,6 +54,10 @@ pub struct Config {
     /// progress line on standard error every two seconds (executions, rate,
     /// where the search is).
     pub progress: bool,
+    /// Once set, the search stops after the running execution and passes
+    /// on what it covered: how one worker of a parallel search stops the
+    /// others ([`explore_parallel`](crate::explore_parallel)).
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Config {
@@ -69,6 +74,7 @@ impl Default for Config {
             test_name: None,
             minimize: true,
             progress: true,
+            cancel: None,
         }
     }
 }

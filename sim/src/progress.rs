@@ -19,6 +19,9 @@ use crate::strategy::Strategy;
 pub(crate) struct Progress {
     pub(crate) steps: AtomicU64,
     pub(crate) executions: AtomicU64,
+    /// Executions that turned out to be another shard's (not counted in
+    /// `executions`).
+    pub(crate) elsewhere: AtomicU64,
     /// The actor running (or starting) most recently.
     pub(crate) actor: AtomicU32,
     /// Names given to actors of the running execution, by index.

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::outcome::Outcome;
 use crate::schedule::Schedule;
+use crate::shard::Shard;
 use crate::trace::Trace;
 
 /// A failing execution: what it did and how to get it back.
@@ -77,6 +78,14 @@ pub struct Report {
     /// token, a persisted failure) rather than of a search: its one
     /// execution is the replayed one.
     pub replayed: bool,
+    /// The part of the space this search explored, when it was one shard
+    /// of it (`SAMARITAN_SHARD`).
+    pub shard: Option<Shard>,
+    /// Executions run only to find that they belong to another shard:
+    /// not counted in `executions`, and their outcomes are ignored.
+    pub elsewhere: u64,
+    /// How many workers the search ran on (1 unless it was parallel).
+    pub workers: u32,
 }
 
 /// A budget that can stop a search.
@@ -131,6 +140,9 @@ impl Report {
             stopped: None,
             longest: 0,
             replayed: false,
+            shard: None,
+            elsewhere: 0,
+            workers: 1,
         }
     }
 
@@ -170,6 +182,18 @@ impl Report {
             Some(name) => format!("SAMARITAN_REPLAY={token} cargo test {name} -- --exact"),
             None => format!("samaritan::replay(\"{token}\", <the same closure>)"),
         })
+    }
+}
+
+impl Report {
+    /// How the search was split, as the summary says it: `, shard 1/4`,
+    /// `, 2 workers`, or nothing.
+    fn split(&self) -> String {
+        let shard = self.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
+        match self.workers {
+            0 | 1 => shard,
+            n => format!("{shard}, {n} workers"),
+        }
     }
 }
 
@@ -231,7 +255,7 @@ impl fmt::Display for Report {
             if self.randomized > 0 {
                 write!(f, ", plus {} randomized", self.randomized)?;
             }
-            write!(f, ", no bug (strategy {})", self.strategy)?;
+            write!(f, ", no bug (strategy {}{})", self.strategy, self.split())?;
             if let Some(states) = self.states {
                 write!(f, "; {states} distinct states")?;
             }
@@ -246,10 +270,19 @@ impl fmt::Display for Report {
         };
         match self.replayed {
             true => writeln!(f, "samaritan replayed a failing schedule (found by strategy {}{seed})", self.strategy)?,
+            false if self.workers > 1 => writeln!(
+                f,
+                "samaritan found a bug after {} executions (strategy {}{seed}{})",
+                self.executions,
+                self.strategy,
+                self.split()
+            )?,
             false => writeln!(
                 f,
-                "samaritan found a bug in execution {} (strategy {}{seed})",
-                self.executions, self.strategy
+                "samaritan found a bug in execution {} (strategy {}{seed}{})",
+                self.executions,
+                self.strategy,
+                self.split()
             )?,
         }
         writeln!(f)?;

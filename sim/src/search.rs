@@ -121,7 +121,10 @@ pub(crate) fn search(
                 panic!("samaritan: the exploring thread died (a panic inside samaritan itself)")
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                let now = (progress.steps.load(Ordering::Relaxed), progress.executions.load(Ordering::Relaxed));
+                let now = (
+                    progress.steps.load(Ordering::Relaxed),
+                    progress.executions.load(Ordering::Relaxed) + progress.elsewhere.load(Ordering::Relaxed),
+                );
                 if now != seen {
                     seen = now;
                     since = Instant::now();
@@ -238,7 +241,9 @@ fn explore_here(
             report.stopped = Some(Budget::Time(t));
             break;
         }
-        if progress.cancelled.load(Ordering::Relaxed) {
+        if progress.cancelled.load(Ordering::Relaxed)
+            || config.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+        {
             break;
         }
         if !strategy.begin_execution() {
@@ -255,12 +260,18 @@ fn explore_here(
         drop(exec);
         run_execution(&cell, body);
         let mut exec = cell.borrow_mut();
+        let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);
+        strategy.end_execution(&outcome);
+        if strategy.elsewhere() {
+            // Another shard's: it counts there, and so does its outcome.
+            report.elsewhere += 1;
+            progress.elsewhere.store(report.elsewhere, Ordering::Relaxed);
+            continue;
+        }
         report.executions += 1;
         report.pruned += u64::from(exec.pruned);
         report.longest = report.longest.max(exec.steps);
         progress.executions.store(report.executions, Ordering::Relaxed);
-        let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);
-        strategy.end_execution(&outcome);
         if report.executions == 1 && outcome.is_pass() && !keep_last {
             first = Some(Schedule {
                 strategy: strategy.name().to_string(),

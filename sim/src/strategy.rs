@@ -223,6 +223,14 @@ pub trait Strategy {
         None
     }
 
+    /// Whether the execution that just ended (asked after
+    /// [`Strategy::end_execution`]) belongs to another shard of the space
+    /// (`samaritan_strategies::Sharded`): the search neither counts nor
+    /// reports it, whatever its outcome; the shard that owns it does.
+    fn elsewhere(&self) -> bool {
+        false
+    }
+
     /// For a portfolio: how many executions its randomized parts ran,
     /// beside those its systematic part counts towards what it covered.
     fn randomized(&self) -> u64 {

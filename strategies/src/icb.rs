@@ -30,9 +30,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Strategy};
+use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Shard, Strategy};
 
 use crate::dfs::{current_first, signature, value_signature, values, Frames};
+use crate::shard::prefix_key;
 
 /// A work item: the schedule prefix `path[..len]` followed by `last`.
 #[derive(Clone, Debug)]
@@ -74,6 +75,8 @@ pub struct Icb {
     /// The alternatives of the decision being made.
     options: Vec<u32>,
     done: bool,
+    /// The part of the space this search explores (see [`Icb::sharded`]).
+    shard: Shard,
 }
 
 impl Icb {
@@ -92,7 +95,28 @@ impl Icb {
             created: Vec::new(),
             options: Vec::new(),
             done: false,
+            shard: Shard::WHOLE,
         }
+    }
+
+    /// Creates a search over the part `shard` owns of what
+    /// [`Icb::new`]`(max_bound)` explores. Shards split the work items of
+    /// bound 1 (the prefixes that end in a first preemption) by a hash of
+    /// the prefix; an item's descendants belong to its shard. Every shard
+    /// runs the executions without preemptions, which make those items,
+    /// but only the first counts them (the others run them as another
+    /// shard's, `Strategy::elsewhere`). The shards' executions add up to
+    /// the unsharded search's, each run by one shard.
+    ///
+    /// ```
+    /// use samaritan_sim::Shard;
+    /// use samaritan_strategies::Icb;
+    ///
+    /// let second_of_two = Icb::sharded(2, Shard::new(2, 2).unwrap());
+    /// assert_eq!(second_of_two.bound(), 0);
+    /// ```
+    pub fn sharded(max_bound: u32, shard: Shard) -> Icb {
+        Icb { shard, ..Icb::new(max_bound) }
     }
 
     /// Returns the preemption bound being explored now.
@@ -195,6 +219,14 @@ impl Strategy for Icb {
     }
 
     fn end_execution(&mut self, _outcome: &Outcome) {
+        if self.bound == 0 && !self.shard.is_whole() {
+            // Items of bound 1 go to the shard their prefix hashes to
+            // (`Icb::sharded`); deeper ones stay with their parent's.
+            let (path, shard) = (&self.path, self.shard);
+            self.created.retain(|&(len, last)| {
+                shard.owns(prefix_key(path[..len as usize].iter().copied().chain([u32::MAX, last])))
+            });
+        }
         // The items this execution made share one copy of its path.
         if let Some(longest) = self.created.iter().map(|c| c.0).max() {
             let path: Arc<[u32]> = Arc::from(&self.path[..longest as usize]);
@@ -204,10 +236,16 @@ impl Strategy for Icb {
                 last: Some(last),
             }));
         }
+        self.created.clear();
         if !self.frames.backtrack() {
             // Every free choice of this item is explored.
             self.item = None;
         }
+    }
+
+    fn elsewhere(&self) -> bool {
+        // The executions without preemptions are the first shard's.
+        self.bound == 0 && self.shard.index() != 1
     }
 
     fn exhausted(&self) -> bool {

@@ -17,6 +17,7 @@ mod pump;
 mod random;
 mod rng;
 mod round_robin;
+mod shard;
 mod table;
 
 pub use cb_por::CbPor;
@@ -29,3 +30,4 @@ pub use portfolio::{Portfolio, LATER_SHARE, RAMP};
 pub use random::Random;
 pub use round_robin::RoundRobin;
 pub use samaritan_sim::Replay;
+pub use shard::{shard_seed, Sharded};

@@ -1,0 +1,114 @@
+//! Parallel exploration: the shards of one search run side by side, one
+//! worker each, and one report for them all.
+//!
+//! Each worker is a whole exploration ([`explore`]) of its own shard on its
+//! own exploring thread; workers share nothing but the body and a stop
+//! flag each. Which failure is reported does not depend on timing: the
+//! failure of the lowest-numbered worker that finds one. A worker that
+//! finds a failure (or a misuse) stops the workers numbered above it,
+//! whose failures could not be reported; those below run on to their end,
+//! since one of them may still find a failure that comes first.
+//!
+//! Invariant: the merged report of a search that passes counts exactly the
+//! executions its workers ran (for shards of an exact partition, those of
+//! one worker searching the whole space).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+
+use crate::config::{Body, Config};
+use crate::explore::explore;
+use crate::report::Report;
+use crate::shard::Shard;
+use crate::strategy::Strategy;
+
+/// Explores `body` with one worker per strategy in `parts` (the shards of
+/// one search, in order), at once, and merges their reports.
+///
+/// A budget of executions ([`Config::max_executions`]) is split between
+/// the workers (each runs at least one); a time budget applies to each.
+/// Only the first worker prints progress lines. With one part this is
+/// [`explore`].
+///
+/// # Panics
+///
+/// If `parts` is empty.
+///
+/// ```
+/// use std::sync::Arc;
+/// use samaritan_sim::{explore_parallel, Config, Outcome, Replay, Schedule, Strategy};
+///
+/// // Two "workers" that each replay the empty schedule once.
+/// let empty = Schedule { strategy: "dfs".into(), seed: None, choices: vec![], fingerprint: 0, fair: true, weak_memory: true };
+/// let part = || Box::new(Replay::new(empty.clone())) as Box<dyn Strategy + Send>;
+/// let report = explore_parallel(Config::default(), vec![part(), part()], Arc::new(|| {}));
+/// assert_eq!((report.outcome, report.executions, report.workers), (Outcome::Pass, 2, 2));
+/// ```
+pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>, body: Body) -> Report {
+    assert!(!parts.is_empty(), "explore_parallel needs at least one part");
+    if parts.len() == 1 {
+        return explore(config, parts.remove(0), body);
+    }
+    let n = parts.len() as u32;
+    let stops: Vec<Arc<AtomicBool>> = (0..n).map(|_| Arc::default()).collect();
+    let (tx, rx) = mpsc::channel();
+    let mut reports: Vec<Option<Report>> = (0..n).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        for (i, strategy) in parts.into_iter().enumerate() {
+            let mut config = config.clone();
+            let shard = Shard::new(i as u32 + 1, n).expect("at most MAX_SHARDS workers");
+            config.max_executions = config.max_executions.map(|m| shard.share(m).max(1));
+            config.progress &= i == 0;
+            config.cancel = Some(stops[i].clone());
+            let (tx, body) = (tx.clone(), body.clone());
+            std::thread::Builder::new()
+                .name(format!("samaritan-worker-{}", i + 1))
+                .spawn_scoped(scope, move || {
+                    let report = explore(config, strategy, body);
+                    let _ = tx.send((i, report));
+                })
+                .expect("samaritan: cannot start a worker thread");
+        }
+        drop(tx);
+        for (i, report) in rx {
+            if !report.outcome.is_pass() {
+                // Workers above `i` cannot win any more.
+                stops[i + 1..].iter().for_each(|stop| stop.store(true, Ordering::Relaxed));
+            }
+            reports[i] = Some(report);
+        }
+    });
+    merge(reports.into_iter().map(|r| r.expect("every worker reports")).collect())
+}
+
+/// One report for the workers' `reports` (in worker order): the failure
+/// of the first that failed, else a pass; counts added up, exhaustion and
+/// bounds only as far as every worker got.
+fn merge(reports: Vec<Report>) -> Report {
+    let workers = reports.len() as u32;
+    let winner = reports.iter().position(|r| !r.outcome.is_pass()).unwrap_or(0);
+    let sum = |f: fn(&Report) -> u64| reports.iter().map(f).sum::<u64>();
+    let (executions, pruned, randomized, elsewhere) =
+        (sum(|r| r.executions), sum(|r| r.pruned), sum(|r| r.randomized), sum(|r| r.elsewhere));
+    let exhausted = reports.iter().all(|r| r.exhausted);
+    let bounded = reports.iter().any(|r| r.bounded);
+    let completed_bound = reports.iter().map(|r| r.completed_bound).min().flatten();
+    let longest = reports.iter().map(|r| r.longest).max().unwrap_or(0);
+    let stopped = reports.iter().find_map(|r| r.stopped);
+    let states = reports.iter().filter_map(|r| r.states).max();
+    let hapset_pairs = reports.iter().filter_map(|r| r.hapset_pairs).max();
+    let mut report = reports.into_iter().nth(winner).expect("a winner among the reports");
+    report.executions = executions;
+    report.pruned = pruned;
+    report.randomized = randomized;
+    report.elsewhere = elsewhere;
+    report.exhausted = exhausted;
+    report.bounded = bounded;
+    report.completed_bound = completed_bound;
+    report.longest = longest;
+    report.stopped = stopped;
+    report.states = states;
+    report.hapset_pairs = hapset_pairs;
+    report.workers = workers;
+    report
+}

@@ -1,0 +1,69 @@
+//! Splitting one search: shards (`SAMARITAN_SHARD`) and in-process workers
+//! (`SAMARITAN_WORKERS`), and the JSON report file (`SAMARITAN_REPORT`).
+//!
+//! Shard `i/n` with `w` workers explores sub-shards `(i-1)*w+1 ..= i*w` of
+//! `n*w`, so that shards with workers are still an exact partition. Only
+//! the strategies whose space `samaritan_strategies` can cut are split:
+//! `dfs` (by schedule prefix), `icb` (by first preemption), `random` and
+//! `pct` (by seed, with the execution budget shared out).
+
+use std::io::Write as _;
+use std::path::Path;
+
+use samaritan_sim::{Config, Shard, Strategy};
+use samaritan_strategies::{shard_seed, Dfs, Icb, Pct, Random, Sharded};
+
+use crate::check::{Builder, Error, SearchStrategy};
+
+/// The strategies whose space can be split, as the error says them.
+pub(crate) const SPLITTABLE: &str = "icb, dfs, random or pct";
+
+/// The most workers a search runs on.
+pub(crate) const MAX_WORKERS: u32 = 256;
+
+/// The strategies of a split search's workers, in order.
+pub(crate) type Parts = Vec<Box<dyn Strategy + Send>>;
+
+/// One strategy per worker of `builder`'s shard, and the config they share
+/// (its execution budget this shard's share); `None` when the search is
+/// not split.
+pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Config, Parts)>, Error> {
+    let (shard, workers) = (builder.shard, builder.workers);
+    if shard.is_whole() && workers == 1 {
+        return Ok(None);
+    }
+    if !matches!(
+        builder.strategy,
+        SearchStrategy::Dfs | SearchStrategy::Icb | SearchStrategy::Random | SearchStrategy::Pct
+    ) {
+        return Err(Error::Unsplittable { strategy: builder.strategy.name() });
+    }
+    config.max_executions = config.max_executions.map(|m| shard.share(m).max(1));
+    let count = shard.count() * workers;
+    let parts = (1..=workers)
+        .map(|j| {
+            let sub = Shard::new((shard.index() - 1) * workers + j, count).expect("checked by limits");
+            let part: Box<dyn Strategy + Send> = match builder.strategy {
+                SearchStrategy::Dfs => Box::new(Sharded::new(Dfs::new(), sub)),
+                SearchStrategy::Icb => Box::new(Icb::sharded(builder.preemption_bound, sub)),
+                SearchStrategy::Random => Box::new(Random::new(shard_seed(builder.seed, sub))),
+                _ => Box::new(Pct::new(shard_seed(builder.seed, sub), builder.pct_depth)),
+            };
+            part
+        })
+        .collect();
+    Ok(Some((config, parts)))
+}
+
+/// Appends `report`'s record to the report file at `path` (one JSON
+/// object per line; the file is created if need be).
+pub(crate) fn write_record(path: &Path, report: &samaritan_sim::Report) -> Result<(), Error> {
+    let line = samaritan_artifacts::json::Record::of(report).to_line() + "\n";
+    let error = |e: std::io::Error| Error::ReportFile { path: path.to_path_buf(), message: e.to_string() };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(error)?;
+    }
+    // One write of the whole line: checks of one binary append side by side.
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(error)?;
+    file.write_all(line.as_bytes()).map_err(error)
+}
