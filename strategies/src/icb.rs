@@ -59,6 +59,12 @@ impl Item {
     }
 }
 
+/// The key that decides which shard owns an item: its prefix and its
+/// preempting choice.
+fn item_key(prefix: &[u32], last: u32) -> u64 {
+    prefix_key(prefix.iter().copied().chain([u32::MAX, last]))
+}
+
 /// Iterative context bounding up to a preemption bound.
 #[derive(Debug)]
 pub struct Icb {
@@ -77,6 +83,8 @@ pub struct Icb {
     done: bool,
     /// The part of the space this search explores (see [`Icb::sharded`]).
     shard: Shard,
+    /// Whether the execution that just ended is counted by another shard.
+    elsewhere: bool,
 }
 
 impl Icb {
@@ -96,17 +104,20 @@ impl Icb {
             options: Vec::new(),
             done: false,
             shard: Shard::WHOLE,
+            elsewhere: false,
         }
     }
 
     /// Creates a search over the part `shard` owns of what
     /// [`Icb::new`]`(max_bound)` explores. Shards split the work items of
-    /// bound 1 (the prefixes that end in a first preemption) by a hash of
-    /// the prefix; an item's descendants belong to its shard. Every shard
-    /// runs the executions without preemptions, which make those items,
-    /// but only the first counts them (the others run them as another
-    /// shard's, `Strategy::elsewhere`). The shards' executions add up to
-    /// the unsharded search's, each run by one shard.
+    /// bound 2 (the prefixes that end in a second preemption; of bound 1
+    /// when that is the search's bound) by a hash of the prefix; an item's
+    /// descendants belong to its shard. Every shard runs the executions
+    /// with fewer preemptions, which make those items, but each counts in
+    /// one shard only (the first for those without preemptions, else the
+    /// one its item hashes to; the others run it as another shard's,
+    /// `Strategy::elsewhere`). The shards' executions add up to the
+    /// unsharded search's, each counted by one shard.
     ///
     /// ```
     /// use samaritan_sim::Shard;
@@ -122,6 +133,29 @@ impl Icb {
     /// Returns the preemption bound being explored now.
     pub fn bound(&self) -> u32 {
         self.bound
+    }
+
+    /// The bound whose work items the shards split: 2 (items of bound 1
+    /// are too few, and too unequal, to share out evenly), or the search's
+    /// bound if it is lower. Below it every shard runs every execution.
+    fn split_bound(&self) -> u32 {
+        self.max_bound.min(2)
+    }
+
+    /// Whether the running execution is counted by another shard.
+    fn counted_elsewhere(&self) -> bool {
+        if self.shard.is_whole() || self.bound >= self.split_bound() {
+            return false;
+        }
+        // Below the split bound every shard runs every execution; each
+        // counts where its item hashes to, those without preemptions in
+        // the first shard.
+        match &self.item {
+            Some(item) if item.len > 0 || item.last.is_some() => {
+                !self.shard.owns(item_key(&item.path[..item.len as usize], item.last.unwrap_or(u32::MAX)))
+            }
+            _ => self.shard.index() != 1,
+        }
     }
 
     /// Returns the replayed prefix's choice at this point, if any.
@@ -219,13 +253,12 @@ impl Strategy for Icb {
     }
 
     fn end_execution(&mut self, _outcome: &Outcome) {
-        if self.bound == 0 && !self.shard.is_whole() {
-            // Items of bound 1 go to the shard their prefix hashes to
-            // (`Icb::sharded`); deeper ones stay with their parent's.
+        self.elsewhere = self.counted_elsewhere();
+        if self.bound + 1 == self.split_bound() && !self.shard.is_whole() {
+            // Items of the split bound go to the shard their prefix hashes
+            // to (`Icb::sharded`); deeper ones stay with their parent's.
             let (path, shard) = (&self.path, self.shard);
-            self.created.retain(|&(len, last)| {
-                shard.owns(prefix_key(path[..len as usize].iter().copied().chain([u32::MAX, last])))
-            });
+            self.created.retain(|&(len, last)| shard.owns(item_key(&path[..len as usize], last)));
         }
         // The items this execution made share one copy of its path.
         if let Some(longest) = self.created.iter().map(|c| c.0).max() {
@@ -244,8 +277,7 @@ impl Strategy for Icb {
     }
 
     fn elsewhere(&self) -> bool {
-        // The executions without preemptions are the first shard's.
-        self.bound == 0 && self.shard.index() != 1
+        self.elsewhere
     }
 
     fn exhausted(&self) -> bool {
