@@ -49,9 +49,12 @@ fn run(b: &Builder, f: fn()) -> (f64, u64, u64) {
     (start.elapsed().as_secs_f64(), report.executions, report.elsewhere)
 }
 
+/// A model: its name, the strategy and preemption bound that explore it.
+type Model = (&'static str, SearchStrategy, u32, fn());
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
-    let models: Vec<(&str, SearchStrategy, u32, fn())> = if full {
+    let models: Vec<Model> = if full {
         vec![
             ("locks 3x3, dfs", SearchStrategy::Dfs, 0, || locks(3, 3)),
             ("queue 2x1x2, icb bound 3", SearchStrategy::Icb, 3, || sam::bounded_queue(2, 1, 2)),
