@@ -13,6 +13,7 @@
 //! executions its workers ran (for shards of an exact partition, those of
 //! one worker searching the whole space).
 
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
@@ -53,6 +54,7 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
     let stops: Vec<Arc<AtomicBool>> = (0..n).map(|_| Arc::default()).collect();
     let (tx, rx) = mpsc::channel();
     let mut reports: Vec<Option<Report>> = (0..n).map(|_| None).collect();
+    let mut panicked = None;
     std::thread::scope(|scope| {
         for (i, strategy) in parts.into_iter().enumerate() {
             let mut config = config.clone();
@@ -64,20 +66,33 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
             std::thread::Builder::new()
                 .name(format!("samaritan-worker-{}", i + 1))
                 .spawn_scoped(scope, move || {
-                    let report = explore(config, strategy, body);
+                    // A panic of the engine reaches the caller with its
+                    // message, as `explore`'s would.
+                    let report = panic::catch_unwind(AssertUnwindSafe(|| explore(config, strategy, body)));
                     let _ = tx.send((i, report));
                 })
                 .expect("samaritan: cannot start a worker thread");
         }
         drop(tx);
         for (i, report) in rx {
-            if !report.outcome.is_pass() {
-                // Workers above `i` cannot win any more.
-                stops[i + 1..].iter().for_each(|stop| stop.store(true, Ordering::Relaxed));
+            match report {
+                Ok(report) => {
+                    if !report.outcome.is_pass() {
+                        // Workers above `i` cannot win any more.
+                        stops[i + 1..].iter().for_each(|stop| stop.store(true, Ordering::Relaxed));
+                    }
+                    reports[i] = Some(report);
+                }
+                Err(payload) => {
+                    stops.iter().for_each(|stop| stop.store(true, Ordering::Relaxed));
+                    panicked.get_or_insert(payload);
+                }
             }
-            reports[i] = Some(report);
         }
     });
+    if let Some(payload) = panicked {
+        panic::resume_unwind(payload);
+    }
     merge(reports.into_iter().map(|r| r.expect("every worker reports")).collect())
 }
 
