@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex as StdMutex;
 
-use samaritan::{Builder, Outcome, Report, SearchStrategy};
+use samaritan::{Builder, Outcome, Report, SearchStrategy, Shard};
 
 mod common;
 
@@ -55,6 +55,31 @@ fn outcomes_with(
         })
         .unwrap();
     (report, std::mem::take(&mut *SEEN.lock().unwrap()))
+}
+
+/// The outcomes the `n` shards of `strategy`'s search of `program` reach
+/// together, and their executions added up; every shard must pass and
+/// exhaust its part.
+fn shard_outcomes(program: &Program, strategy: SearchStrategy, n: u32) -> (u64, BTreeSet<Vec<u32>>) {
+    let (mut executions, mut all) = (0, BTreeSet::new());
+    for i in 1..=n {
+        SEEN.lock().unwrap().clear();
+        let p = program.clone();
+        let report = Builder::new()
+            .strategy(strategy)
+            .shard(Shard::new(i, n).unwrap())
+            .persist(false)
+            .minimize(false)
+            .explore(move || {
+                let outcome = p.run();
+                SEEN.lock().unwrap().insert(outcome);
+            })
+            .unwrap();
+        assert!(report.exhausted && !report.is_failure(), "{program:?}\n{report}");
+        executions += report.executions;
+        all.append(&mut SEEN.lock().unwrap());
+    }
+    (executions, all)
 }
 
 /// Whether the assertion "the outcome is not `bad`" fails under `strategy`.
@@ -103,6 +128,46 @@ fn dpor_reaches_every_outcome_dfs_reaches() {
     // The reduction pays: far fewer executions in total.
     assert_eq!(programs, 200);
     assert!(dpor_total * 3 < dfs_total, "dpor {dpor_total} vs dfs {dfs_total}");
+}
+
+/// DPOR cut into shards explores every order of the decisions before a
+/// shard's prefix is known, so that no shard needs races another shard
+/// found: together the shards reach what DFS reaches. DFS's and ICB's
+/// shards add up to exactly the whole search.
+#[test]
+fn shards_together_reach_every_outcome_the_whole_search_reaches() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let mut g = Gen(0x5a4d_5eed);
+    let (mut dpor_total, mut sharded_total) = (0u64, 0u64);
+    for _ in 0..60 {
+        let program = Program::generate(&mut g);
+        let (dfs, expected) = outcomes(&program, SearchStrategy::Dfs, 0);
+        let (dpor, _) = outcomes(&program, SearchStrategy::Dpor, 0);
+        for n in [2, 3] {
+            let (executions, got) = shard_outcomes(&program, SearchStrategy::Dpor, n);
+            assert_eq!(
+                got,
+                expected,
+                "dpor in {n} shards misses {:?} in {program:?}",
+                expected.difference(&got).collect::<Vec<_>>()
+            );
+            assert!(
+                executions <= dfs.executions,
+                "{program:?}: {n} dpor shards {executions} vs dfs {}",
+                dfs.executions
+            );
+            sharded_total += executions;
+            dpor_total += dpor.executions;
+            let (executions, got) = shard_outcomes(&program, SearchStrategy::Dfs, n);
+            assert_eq!((executions, &got), (dfs.executions, &expected), "dfs in {n} shards, {program:?}");
+        }
+        let (icb, expected) = outcomes(&program, SearchStrategy::Icb, 2);
+        let (executions, got) = shard_outcomes(&program, SearchStrategy::Icb, 3);
+        assert_eq!((executions, &got), (icb.executions, &expected), "icb in 3 shards, {program:?}");
+    }
+    // What the full expansion before the split costs DPOR on programs this
+    // small (on a search of 10^5 executions, BENCHMARKS.md, much less).
+    assert_eq!((dpor_total, sharded_total), (1750, 3136));
 }
 
 #[test]

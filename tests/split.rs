@@ -133,11 +133,11 @@ fn with_workers_the_failure_reported_does_not_depend_on_timing() {
 
 #[test]
 fn strategies_whose_space_cannot_be_cut_are_refused() {
-    for (strategy, name) in [(SearchStrategy::Portfolio, "portfolio"), (SearchStrategy::Dpor, "dpor")] {
+    for (strategy, name) in [(SearchStrategy::Portfolio, "portfolio"), (SearchStrategy::CbPor, "cb-por")] {
         let err = builder(strategy).workers(2).explore(lost_update).unwrap_err();
         assert_eq!(
             err.to_string(),
-            format!("strategy {name} cannot be split into shards or workers: use icb, dfs, random or pct (SAMARITAN_STRATEGY)")
+            format!("strategy {name} cannot be split into shards or workers: use icb, dfs, dpor, random or pct (SAMARITAN_STRATEGY)")
         );
     }
     let err = builder(SearchStrategy::Dfs).workers(0).explore(lost_update).unwrap_err();

@@ -58,6 +58,7 @@ fn main() {
         vec![
             ("locks 3x3, dfs", SearchStrategy::Dfs, 0, || locks(3, 3)),
             ("queue 2x1x2, icb bound 3", SearchStrategy::Icb, 3, || sam::bounded_queue(2, 1, 2)),
+            ("queue 2x2x2, dpor", SearchStrategy::Dpor, 0, || sam::bounded_queue(2, 2, 2)),
         ]
     } else {
         vec![("locks 2x2, dfs", SearchStrategy::Dfs, 0, || locks(2, 2))]

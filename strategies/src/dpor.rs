@@ -38,11 +38,12 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, Pending, SchedulePoint, Step, Strategy};
+use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, Pending, SchedulePoint, Shard, Step, Strategy};
 
 use crate::actors::ActorSet;
 use crate::hapset::Coverage;
 use crate::hb::History;
+use crate::shard::Split;
 
 /// An operation an actor is about to take, with its object and location.
 type Next = (ActorId, Pending);
@@ -122,6 +123,10 @@ pub struct Dpor {
     /// operation it still had pending at the end, if it took no step
     /// after it).
     last_pending: Vec<Option<Pending>>,
+    /// The part of the space this search explores ([`Dpor::sharded`]).
+    split: Option<Split>,
+    /// Whether the execution that just ended is another shard's.
+    elsewhere: bool,
 }
 
 impl Dpor {
@@ -143,12 +148,40 @@ impl Dpor {
         Dpor { coverage: Some(coverage), ..Dpor::default() }
     }
 
+    /// Creates a search over the part `shard` owns of a DPOR search
+    /// (`shard.rs`): decisions are cut into shards by prefix as a
+    /// depth-first search's are, and every enabled actor is explored at the
+    /// decisions made before the owner is known, so that no shard depends
+    /// on races found in another's part. Sound; the shards' executions add
+    /// up to that search's, which can be more than [`Dpor::new`]'s.
+    ///
+    /// ```
+    /// use samaritan_sim::{Shard, Strategy};
+    /// use samaritan_strategies::Dpor;
+    ///
+    /// assert_eq!(Dpor::sharded(Shard::new(1, 2).unwrap()).name(), "dpor");
+    /// ```
+    pub fn sharded(shard: Shard) -> Dpor {
+        Dpor { split: Some(Split::new(shard)), ..Dpor::default() }
+    }
+
+    /// Whether the running execution is another shard's: it ends here.
+    fn cut(&self) -> bool {
+        self.split.is_some_and(|s| s.is_elsewhere())
+    }
+
     /// Adds a new node at the current depth.
     fn push_node(&mut self, kind: Kind, chosen: u32) {
         let sleep = std::mem::take(&mut self.next_sleep);
         let mut backtrack = ActorSet::default();
-        if let Kind::Actor { .. } = kind {
+        if let Kind::Actor { enabled } = &kind {
             backtrack.insert(ActorId::from_index(chosen as usize));
+            if self.split.is_some_and(|s| s.undecided()) {
+                // Before the owner is known every order is explored.
+                for a in enabled.iter() {
+                    backtrack.insert(a);
+                }
+            }
         }
         self.nodes.push(Node { kind, chosen, backtrack, done: ActorSet::default(), sleep, races: Vec::new() });
     }
@@ -323,6 +356,9 @@ impl Strategy for Dpor {
         self.depth = 0;
         self.next_sleep.clear();
         self.blocked = false;
+        if let Some(split) = &mut self.split {
+            split.begin();
+        }
         if !self.started {
             self.started = true;
             self.history.clear();
@@ -340,12 +376,16 @@ impl Strategy for Dpor {
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
         if let Some(node) = self.nodes.get(self.depth) {
             let chosen = ActorId::from_index(node.chosen as usize);
-            return match &node.kind {
+            let result = match &node.kind {
                 Kind::Actor { enabled } if enabled.equals(point.enabled) => Ok(chosen),
                 _ => Err(self.mismatch()),
             };
+            if let Some(split) = &mut self.split {
+                split.take(chosen.index() as u32, point.enabled.len());
+            }
+            return result;
         }
-        if self.blocked {
+        if self.blocked || self.cut() {
             return Err(ChoiceError::Redundant);
         }
         let asleep = |a: &ActorId| self.next_sleep.iter().any(|s| s.0 == *a);
@@ -360,17 +400,31 @@ impl Strategy for Dpor {
         self.last_pending.clear();
         self.last_pending.extend(point.actors.iter().map(|v| v.pending));
         self.push_node(Kind::Actor { enabled: ActorSet::of(point.enabled) }, chosen.index() as u32);
+        if let Some(split) = &mut self.split {
+            split.take(chosen.index() as u32, point.enabled.len());
+        }
         Ok(chosen)
     }
 
     fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
         if let Some(node) = self.nodes.get(self.depth) {
-            return match node.kind {
-                Kind::Value { alternatives } if alternatives as usize == point.alternatives => Ok(node.chosen as usize),
+            let chosen = node.chosen;
+            let result = match node.kind {
+                Kind::Value { alternatives } if alternatives as usize == point.alternatives => Ok(chosen as usize),
                 _ => Err(self.mismatch()),
             };
+            if let Some(split) = &mut self.split {
+                split.take(chosen, point.alternatives);
+            }
+            return result;
+        }
+        if self.cut() {
+            return Err(ChoiceError::Redundant);
         }
         self.push_node(Kind::Value { alternatives: point.alternatives as u32 }, 0);
+        if let Some(split) = &mut self.split {
+            split.take(0, point.alternatives);
+        }
         Ok(0)
     }
 
@@ -401,10 +455,15 @@ impl Strategy for Dpor {
     }
 
     fn end_execution(&mut self, outcome: &Outcome) {
+        self.elsewhere = self.split.as_mut().is_some_and(Split::end);
         // A failing execution covers nothing (see `hapset.rs`).
         if let Some(coverage) = self.coverage.as_deref().filter(|_| outcome.is_pass()) {
             lock(coverage).add_execution(&self.history);
         }
+    }
+
+    fn elsewhere(&self) -> bool {
+        self.elsewhere
     }
 
     fn exhausted(&self) -> bool {

@@ -4,7 +4,7 @@
 //! - [`Sharded`] cuts a depth-first search (`dfs`) by schedule prefix: along
 //!   each execution it multiplies the numbers of alternatives of the
 //!   decisions made so far, and at the first decision where that product
-//!   reaches [`Sharded::FANOUT`] times the number of shards, the prefix up
+//!   reaches 64 times the number of shards, the prefix up
 //!   to there decides which shard owns every execution that starts with
 //!   it (a hash of the prefix, [`prefix_key`]). A shard that does not own
 //!   the prefix ends the execution there (`ChoiceError::Redundant`: the
@@ -14,6 +14,12 @@
 //!   is owned by the hash of its whole path. Each shard thus runs every
 //!   prefix once and its own executions in full: the shards' executions add
 //!   up to the unsharded search's, and each one is run by one shard.
+//! - DPOR shards the same way (`Dpor::sharded`), and explores every enabled
+//!   actor at the decisions before the owner is known (a full backtrack
+//!   set there: sound, since every order of those steps is explored, sleep
+//!   sets still pruning), so that no shard needs races found in another's
+//!   subtrees. The shards' executions add up to those of that search,
+//!   which can be more than plain DPOR's.
 //! - Iterative context bounding shards by work item instead
 //!   (`Icb::sharded`): no execution is cut.
 //! - Randomized searches have no space to cut: shard `i` draws from its own
@@ -63,6 +69,70 @@ pub fn shard_seed(seed: u64, shard: Shard) -> u64 {
     seed.wrapping_add(u64::from(shard.index() - 1).wrapping_mul(0x9e37_79b9_7f4a_7c15))
 }
 
+/// Where the running execution's prefix stands: the decisions so far,
+/// folded into a key, until they are enough to decide which shard owns
+/// the execution (module docs).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Split {
+    shard: Shard,
+    /// The key of the prefix so far.
+    key: u64,
+    /// The product of the alternatives of its decisions so far
+    /// (saturating).
+    spread: u64,
+    /// Whether this shard owns the running execution, once decided.
+    owned: Option<bool>,
+}
+
+impl Split {
+    /// How many prefixes per shard the space is cut into, at least: more
+    /// spreads the work more evenly, and costs each shard one cut
+    /// execution per prefix.
+    pub(crate) const FANOUT: u64 = 64;
+
+    pub(crate) fn new(shard: Shard) -> Split {
+        Split { shard, key: KEY_START, spread: 1, owned: None }
+    }
+
+    /// Starts the next execution.
+    pub(crate) fn begin(&mut self) {
+        (self.key, self.spread, self.owned) = (KEY_START, 1, None);
+    }
+
+    /// Whether the owner of the running execution is still undecided (its
+    /// prefix is too short to say).
+    pub(crate) fn undecided(&self) -> bool {
+        self.owned.is_none() && !self.shard.is_whole()
+    }
+
+    /// Takes one decision among `alternatives` into the prefix; returns
+    /// whether the execution is another shard's (it must end here).
+    pub(crate) fn take(&mut self, choice: u32, alternatives: usize) -> bool {
+        if self.undecided() {
+            self.key = fold(self.key, choice);
+            self.spread = self.spread.saturating_mul(alternatives as u64);
+            if self.spread >= Self::FANOUT * u64::from(self.shard.count()) {
+                self.owned = Some(self.shard.owns(finish(self.key)));
+            }
+        }
+        self.is_elsewhere()
+    }
+
+    /// Whether the owner is decided and is another shard.
+    pub(crate) fn is_elsewhere(&self) -> bool {
+        self.owned == Some(false)
+    }
+
+    /// Whether the execution that just ended is another shard's (one with
+    /// too few decisions to decide earlier goes by its whole path).
+    pub(crate) fn end(&mut self) -> bool {
+        if self.shard.is_whole() {
+            return false;
+        }
+        !*self.owned.get_or_insert_with(|| self.shard.owns(finish(self.key)))
+    }
+}
+
 /// A depth-first search restricted to the executions one shard owns
 /// (module docs).
 ///
@@ -76,40 +146,16 @@ pub fn shard_seed(seed: u64, shard: Shard) -> u64 {
 #[derive(Debug)]
 pub struct Sharded<S> {
     inner: S,
-    shard: Shard,
-    /// The key of the running execution's prefix so far.
-    key: u64,
-    /// The product of the alternatives of its decisions so far (saturating).
-    spread: u64,
-    /// Whether this shard owns the running execution, once decided.
-    owned: Option<bool>,
+    split: Split,
     /// Whether the execution that just ended is another shard's.
     elsewhere: bool,
 }
 
 impl<S: Strategy> Sharded<S> {
-    /// How many prefixes per shard the space is cut into, at least: more
-    /// spreads the work more evenly, and costs each shard one cut
-    /// execution per prefix.
-    pub const FANOUT: u64 = 64;
-
     /// Restricts `inner` (a depth-first search) to the executions `shard`
     /// owns.
     pub fn new(inner: S, shard: Shard) -> Sharded<S> {
-        Sharded { inner, shard, key: KEY_START, spread: 1, owned: None, elsewhere: false }
-    }
-
-    /// Takes one decision among `alternatives` into the prefix; returns
-    /// whether the execution must end here, as another shard's.
-    fn decided(&mut self, choice: u32, alternatives: usize) -> bool {
-        if self.owned.is_none() {
-            self.key = fold(self.key, choice);
-            self.spread = self.spread.saturating_mul(alternatives as u64);
-            if self.spread >= Self::FANOUT * u64::from(self.shard.count()) {
-                self.owned = Some(self.shard.owns(finish(self.key)));
-            }
-        }
-        self.owned == Some(false)
+        Sharded { inner, split: Split::new(shard), elsewhere: false }
     }
 }
 
@@ -119,13 +165,13 @@ impl<S: Strategy> Strategy for Sharded<S> {
     }
 
     fn begin_execution(&mut self) -> bool {
-        (self.key, self.spread, self.owned) = (KEY_START, 1, None);
+        self.split.begin();
         self.inner.begin_execution()
     }
 
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
         let actor = self.inner.choose_actor(point)?;
-        match self.decided(actor.index() as u32, point.enabled.len()) {
+        match self.split.take(actor.index() as u32, point.enabled.len()) {
             true => Err(ChoiceError::Redundant),
             false => Ok(actor),
         }
@@ -133,15 +179,14 @@ impl<S: Strategy> Strategy for Sharded<S> {
 
     fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
         let value = self.inner.choose_value(point)?;
-        match self.decided(value as u32, point.alternatives) {
+        match self.split.take(value as u32, point.alternatives) {
             true => Err(ChoiceError::Redundant),
             false => Ok(value),
         }
     }
 
     fn end_execution(&mut self, outcome: &Outcome) {
-        let owned = *self.owned.get_or_insert_with(|| self.shard.owns(finish(self.key)));
-        self.elsewhere = !owned;
+        self.elsewhere = self.split.end();
         self.inner.end_execution(outcome);
     }
 
@@ -170,6 +215,6 @@ impl<S: Strategy> Strategy for Sharded<S> {
     }
 
     fn progress(&self) -> Option<String> {
-        self.inner.progress().map(|p| format!("shard {}, {p}", self.shard))
+        self.inner.progress().map(|p| format!("shard {}, {p}", self.split.shard))
     }
 }
