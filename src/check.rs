@@ -608,9 +608,12 @@ impl Builder {
     /// many jobs (a CI matrix, a Kubernetes Indexed Job, processes on
     /// several machines) explore together exactly what one run would; each
     /// part is deterministic. `dfs` is cut by schedule prefix, `icb` by its
-    /// first preemption, `random` and `pct` by seed (each shard draws from
-    /// its own and runs its share of the execution budget); other
-    /// strategies are an [`Error::Unsplittable`]. The report says which
+    /// second preemption (both exactly: the parts' executions add up to
+    /// the whole search's), `dpor`, `cb-por` and the portfolio's
+    /// systematic part by prefix too (soundly, with more executions in
+    /// all), `random`, `pct` and the portfolio's hunters by seed (each shard
+    /// draws from its own and runs its share of the execution budget);
+    /// `hapset` and `round-robin` are an [`Error::Unsplittable`]. The report says which
     /// shard it covers; `samaritan merge` combines the shards' report files
     /// ([`Builder::report_file`]) into one verdict.
     ///

@@ -81,7 +81,8 @@ pub const HAPSET_FILE: &str = "SAMARITAN_HAPSET_FILE";
 pub const PROGRESS: &str = "SAMARITAN_PROGRESS";
 /// The part of the search space this run explores: `i/n` (from `1/n` to
 /// `n/n`), so that `n` jobs together explore exactly what one run would
-/// (`dfs`, `icb`; `random` and `pct` split by seed). With a Kubernetes
+/// (exactly for `dfs` and `icb`; every strategy but `hapset` and
+/// `round-robin` can be split). With a Kubernetes
 /// Indexed Job, `SAMARITAN_SHARD=$((JOB_COMPLETION_INDEX + 1))/n`.
 pub const SHARD: &str = "SAMARITAN_SHARD";
 /// Threads exploring at once (default 1, since `cargo test` already runs

@@ -4,19 +4,21 @@
 //! Shard `i/n` with `w` workers explores sub-shards `(i-1)*w+1 ..= i*w` of
 //! `n*w`, so that shards with workers are still an exact partition. Only
 //! the strategies whose space `samaritan_strategies` can cut are split:
-//! `dfs` and `dpor` (by schedule prefix), `icb` (by second preemption),
-//! `random` and `pct` (by seed, with the execution budget shared out).
+//! `dfs`, `dpor`, `cb-por` (by schedule prefix), `icb` (by second
+//! preemption), `random` and `pct` (by seed, with the execution budget
+//! shared out), and the portfolio (its systematic part by prefix, its
+//! hunters by seed).
 
 use std::io::Write as _;
 use std::path::Path;
 
 use samaritan_sim::{Config, Shard, Strategy};
-use samaritan_strategies::{shard_seed, Dfs, Dpor, Icb, Pct, Random, Sharded};
+use samaritan_strategies::{shard_seed, CbPor, Dfs, Dpor, Icb, Pct, Portfolio, Random, Sharded};
 
 use crate::check::{Builder, Error, SearchStrategy};
 
 /// The strategies whose space can be split, as the error says them.
-pub(crate) const SPLITTABLE: &str = "icb, dfs, dpor, random or pct";
+pub(crate) const SPLITTABLE: &str = "portfolio, icb, dfs, dpor, cb-por, random or pct";
 
 /// The most workers a search runs on.
 pub(crate) const MAX_WORKERS: u32 = 256;
@@ -34,7 +36,13 @@ pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Con
     }
     if !matches!(
         builder.strategy,
-        SearchStrategy::Dfs | SearchStrategy::Icb | SearchStrategy::Dpor | SearchStrategy::Random | SearchStrategy::Pct
+        SearchStrategy::Portfolio
+            | SearchStrategy::Dfs
+            | SearchStrategy::Icb
+            | SearchStrategy::Dpor
+            | SearchStrategy::CbPor
+            | SearchStrategy::Random
+            | SearchStrategy::Pct
     ) {
         return Err(Error::Unsplittable { strategy: builder.strategy.name() });
     }
@@ -47,6 +55,10 @@ pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Con
                 SearchStrategy::Dfs => Box::new(Sharded::new(Dfs::new(), sub)),
                 SearchStrategy::Icb => Box::new(Icb::sharded(builder.preemption_bound, sub)),
                 SearchStrategy::Dpor => Box::new(Dpor::sharded(sub)),
+                SearchStrategy::CbPor => Box::new(CbPor::sharded(builder.preemption_bound, sub)),
+                SearchStrategy::Portfolio => {
+                    Box::new(Portfolio::sharded(builder.preemption_bound, builder.seed, builder.pct_depth, sub))
+                }
                 SearchStrategy::Random => Box::new(Random::new(shard_seed(builder.seed, sub))),
                 _ => Box::new(Pct::new(shard_seed(builder.seed, sub), builder.pct_depth)),
             };

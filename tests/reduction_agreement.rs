@@ -132,8 +132,9 @@ fn dpor_reaches_every_outcome_dfs_reaches() {
 
 /// DPOR cut into shards explores every order of the decisions before a
 /// shard's prefix is known, so that no shard needs races another shard
-/// found: together the shards reach what DFS reaches. DFS's and ICB's
-/// shards add up to exactly the whole search.
+/// found: together the shards reach what DFS reaches; cb-por's reach what
+/// ICB reaches at the same bound. DFS's and ICB's shards add up to exactly
+/// the whole search.
 #[test]
 fn shards_together_reach_every_outcome_the_whole_search_reaches() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -164,6 +165,9 @@ fn shards_together_reach_every_outcome_the_whole_search_reaches() {
         let (icb, expected) = outcomes(&program, SearchStrategy::Icb, 2);
         let (executions, got) = shard_outcomes(&program, SearchStrategy::Icb, 3);
         assert_eq!((executions, &got), (icb.executions, &expected), "icb in 3 shards, {program:?}");
+        // cb-por's shards (at the default bound, 2) reach what ICB does.
+        let (_, got) = shard_outcomes(&program, SearchStrategy::CbPor, 3);
+        assert_eq!(got, expected, "cb-por in 3 shards, {program:?}");
     }
     // What the full expansion before the split costs DPOR on programs this
     // small (on a search of 10^5 executions, BENCHMARKS.md, much less).

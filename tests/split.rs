@@ -133,11 +133,11 @@ fn with_workers_the_failure_reported_does_not_depend_on_timing() {
 
 #[test]
 fn strategies_whose_space_cannot_be_cut_are_refused() {
-    for (strategy, name) in [(SearchStrategy::Portfolio, "portfolio"), (SearchStrategy::CbPor, "cb-por")] {
+    for (strategy, name) in [(SearchStrategy::RoundRobin, "round-robin"), (SearchStrategy::HapSet, "hapset")] {
         let err = builder(strategy).workers(2).explore(lost_update).unwrap_err();
         assert_eq!(
             err.to_string(),
-            format!("strategy {name} cannot be split into shards or workers: use icb, dfs, dpor, random or pct (SAMARITAN_STRATEGY)")
+            format!("strategy {name} cannot be split into shards or workers: use portfolio, icb, dfs, dpor, cb-por, random or pct (SAMARITAN_STRATEGY)")
         );
     }
     let err = builder(SearchStrategy::Dfs).workers(0).explore(lost_update).unwrap_err();
@@ -178,4 +178,23 @@ fn shard_report_files_merge_into_one_verdict() {
     assert!(record.token.is_some() && record.replay.is_some());
     assert!(merged[0].to_string().contains(&format!("fail in shard {index}/2: ")), "{}", merged[0]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_default_portfolio_splits_too() {
+    let b = Builder::new().persist(false).progress(false);
+    let whole = b.explore(mutex_counter).unwrap();
+    assert_eq!((&whole.outcome, whole.completed_bound), (&Outcome::Pass, Some(2)), "{whole}");
+    let halves = shards(&b, 2, mutex_counter);
+    for r in &halves {
+        assert_eq!((&r.outcome, r.completed_bound, r.exhausted), (&Outcome::Pass, Some(2), true), "{r}");
+    }
+    // A state one shard explored is not pruned in the other: together they
+    // run at least the systematic executions of the whole search.
+    let systematic = |r: &Report| r.executions - r.randomized;
+    assert!(halves.iter().map(systematic).sum::<u64>() >= systematic(&whole));
+    // A bug is found by some shard, and its token replays it.
+    let found: Vec<Report> = shards(&b, 2, lost_update).into_iter().filter(Report::is_failure).collect();
+    assert!(!found.is_empty());
+    assert!(b.replay(found[0].token().unwrap(), lost_update).unwrap().is_failure());
 }

@@ -74,10 +74,11 @@
 //! of it.
 
 use samaritan_sim::{
-    ActorId, ChoiceError, ChoicePoint, Footprint, ObjectId, Op, Outcome, SchedulePoint, Step, Strategy,
+    ActorId, ChoiceError, ChoicePoint, Footprint, ObjectId, Op, Outcome, SchedulePoint, Shard, Step, Strategy,
 };
 
 use crate::hb::{canonical, component, Clock, History};
+use crate::shard::Split;
 use crate::table::{Map, Set};
 
 /// Execution steps per unit of work `Mark` and `CB` may do, beyond a
@@ -234,6 +235,10 @@ pub struct CbPor {
     cut_by_bound: bool,
     /// Prefixes `Mark` and `CB` may still visit in this execution's `Mark`.
     budget: usize,
+    /// The part of the space this search explores ([`CbPor::sharded`]).
+    split: Split,
+    /// Whether the execution that just ended is another shard's.
+    elsewhere: bool,
 }
 
 impl CbPor {
@@ -262,7 +267,30 @@ impl CbPor {
             exhausted: false,
             cut_by_bound: false,
             budget: 0,
+            split: Split::new(Shard::WHOLE),
+            elsewhere: false,
         }
+    }
+
+    /// Creates the search over the part `shard` owns of what
+    /// [`CbPor::new`]`(bound)` explores, cut by schedule prefix as a
+    /// depth-first search is (`shard.rs`): an execution another shard owns
+    /// ends where that is known, cut short (it is not terminal, so `Mark`
+    /// skips it). Algorithm 2 takes every alternative not pruned, so no
+    /// shard depends on another's races; each prunes only with what it
+    /// explored itself (`H` and the budget table), and a frame whose
+    /// alternatives were cut is covered by the shards that own them. The
+    /// shards' executions add up to at least the unsharded search's (a
+    /// state one shard explored is not pruned in another).
+    ///
+    /// ```
+    /// use samaritan_sim::{Shard, Strategy};
+    /// use samaritan_strategies::CbPor;
+    ///
+    /// assert_eq!(CbPor::sharded(2, Shard::new(1, 2).unwrap()).name(), "cb-por");
+    /// ```
+    pub fn sharded(bound: u32, shard: Shard) -> CbPor {
+        CbPor { split: Split::new(shard), ..CbPor::new(bound) }
     }
 
     /// The full cut: every event of the running execution.
@@ -652,6 +680,7 @@ impl Strategy for CbPor {
         self.blocked = false;
         self.cut_short = false;
         self.pending.clear();
+        self.split.begin();
         true
     }
 
@@ -659,7 +688,13 @@ impl Strategy for CbPor {
         if let Some(node) = self.nodes.get(self.depth) {
             let alt = node.alts.get(node.taken);
             let fits = !node.value && point.enabled.iter().any(|a| a.index() as u32 == alt.id);
+            self.split.take(alt.id, point.enabled.len());
             return if fits { Ok(ActorId::from_index(alt.id as usize)) } else { Err(self.mismatch()) };
+        }
+        if self.split.is_elsewhere() {
+            // Another shard's: not terminal, so not marked.
+            self.cut_short = true;
+            return Err(ChoiceError::Redundant);
         }
         let budget =
             (!self.yielded).then(|| Budgeted { state: self.hash, key: switch_key(point), spent: self.preemptions });
@@ -686,7 +721,10 @@ impl Strategy for CbPor {
             alts.push(Alt { id: a.index() as u32, next, spent });
         }
         match self.push_node(false, alts, budget) {
-            Some(id) => Ok(ActorId::from_index(id as usize)),
+            Some(id) => {
+                self.split.take(id, point.enabled.len());
+                Ok(ActorId::from_index(id as usize))
+            }
             // Every continuation is in `H`, covered, or beyond the bound.
             None => {
                 self.cut_short = true;
@@ -699,11 +737,16 @@ impl Strategy for CbPor {
         self.choices.insert(self.depth, point.alternatives as u32);
         if let Some(node) = self.nodes.get(self.depth) {
             let alt = node.alts.get(node.taken);
+            self.split.take(alt.id, point.alternatives);
             return if node.value && (alt.id as usize) < point.alternatives {
                 Ok(alt.id as usize)
             } else {
                 Err(self.mismatch())
             };
+        }
+        if self.split.is_elsewhere() {
+            self.cut_short = true;
+            return Err(ChoiceError::Redundant);
         }
         let actor = point.actor.index();
         self.grow(actor);
@@ -712,7 +755,10 @@ impl Strategy for CbPor {
             .map(|v| Alt { id: v, next: Next::Unknown { actor: actor as u32, fp, value: v }, spent: self.preemptions })
             .collect();
         match self.push_node(true, alts, None) {
-            Some(v) => Ok(v as usize),
+            Some(v) => {
+                self.split.take(v, point.alternatives);
+                Ok(v as usize)
+            }
             // Every value leads into `H`: explored already.
             None => {
                 self.cut_short = true;
@@ -776,6 +822,7 @@ impl Strategy for CbPor {
     }
 
     fn end_execution(&mut self, outcome: &Outcome) {
+        self.elsewhere = self.split.end();
         // A terminal state (every actor finished): `Mark` it. An execution
         // cut short or failing is not terminal.
         if *outcome == Outcome::Pass && !self.blocked && !self.cut_short {
@@ -806,6 +853,10 @@ impl Strategy for CbPor {
             }
         }
         self.exhausted = true;
+    }
+
+    fn elsewhere(&self) -> bool {
+        self.elsewhere
     }
 
     fn exhausted(&self) -> bool {

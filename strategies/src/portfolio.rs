@@ -35,8 +35,9 @@
 //! found the bug (`portfolio/pct`) and its seed; replay follows the
 //! token's choices, whatever part made them.
 
-use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Step, Strategy};
+use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Shard, Step, Strategy};
 
+use crate::shard::shard_seed;
 use crate::{CbPor, Pct, Random};
 
 /// Systematic executions during which hunters run as often as the
@@ -74,6 +75,10 @@ pub struct Portfolio {
     even_until: Option<(u64, u64)>,
     running: Running,
     exhausted: bool,
+    /// The part of the systematic search's space this portfolio explores.
+    shard: Shard,
+    /// Whether the execution that just ended is another shard's.
+    elsewhere: bool,
 }
 
 impl std::fmt::Debug for Portfolio {
@@ -92,12 +97,27 @@ impl Portfolio {
     /// depth 2 drawing from `seed`, PCT of depth `pct_depth` from `seed +
     /// 1` (left out when it is 2 too), and random search from `seed + 2`.
     pub fn new(max_bound: u32, seed: u64, pct_depth: u32) -> Portfolio {
+        Portfolio::sharded(max_bound, seed, pct_depth, Shard::WHOLE)
+    }
+
+    /// Creates the portfolio's part `shard`: its systematic search is
+    /// [`CbPor::sharded`] at each bound, and its hunters draw from the
+    /// shard's own seed ([`shard_seed`](crate::shard_seed)).
+    ///
+    /// ```
+    /// use samaritan_sim::{Shard, Strategy};
+    /// use samaritan_strategies::Portfolio;
+    ///
+    /// assert_eq!(Portfolio::sharded(2, 0, 3, Shard::new(2, 4).unwrap()).name(), "portfolio");
+    /// ```
+    pub fn sharded(max_bound: u32, seed: u64, pct_depth: u32, shard: Shard) -> Portfolio {
+        let seed = shard_seed(seed, shard);
         let mut hunters: Vec<Box<dyn Strategy + Send>> = vec![Box::new(Pct::new(seed, 2))];
         if pct_depth != 2 {
             hunters.push(Box::new(Pct::new(seed.wrapping_add(1), pct_depth)));
         }
         hunters.push(Box::new(Random::new(seed.wrapping_add(2))));
-        Portfolio::with_hunters(max_bound, hunters)
+        Portfolio { systematic: CbPor::sharded(0, shard), shard, ..Portfolio::with_hunters(max_bound, hunters) }
     }
 
     /// Creates the portfolio with the given hunters (none: the systematic
@@ -116,6 +136,8 @@ impl Portfolio {
             even_until: None,
             running: Running::Systematic,
             exhausted: false,
+            shard: Shard::WHOLE,
+            elsewhere: false,
         }
     }
 
@@ -167,7 +189,7 @@ impl Strategy for Portfolio {
                 return false;
             }
             self.bound += 1;
-            self.systematic = CbPor::new(self.bound);
+            self.systematic = CbPor::sharded(self.bound, self.shard);
         }
         if self.hunter_due() {
             let i = self.next_hunter;
@@ -190,11 +212,19 @@ impl Strategy for Portfolio {
     }
 
     fn end_execution(&mut self, outcome: &Outcome) {
+        self.part_mut().end_execution(outcome);
+        self.elsewhere = self.running == Running::Systematic && self.systematic.elsewhere();
         match self.running {
+            // Another shard's execution counts there, and shares no turn
+            // with the hunters here.
+            Running::Systematic if self.elsewhere => {}
             Running::Systematic => self.systematic_runs += 1,
             Running::Hunter(_) => self.hunter_runs += 1,
         }
-        self.part_mut().end_execution(outcome);
+    }
+
+    fn elsewhere(&self) -> bool {
+        self.elsewhere
     }
 
     fn observes_steps(&self) -> bool {
