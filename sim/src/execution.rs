@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use crate::actor::{display_name, Actor, StackPool, Status};
 use crate::fair::Fairness;
+use crate::leak::Allocations;
 use crate::liveness::{self, Divergence};
 use crate::memory::Memory;
 pub(crate) use crate::object::ObjectInfo;
@@ -107,6 +108,8 @@ pub(crate) struct Execution {
     pub(crate) race: Races,
     /// The C11 model's store histories and thread views.
     pub(crate) memory: Memory,
+    /// Values created in this execution that must be freed by its end.
+    pub(crate) allocations: Allocations,
     views: Vec<ActorView>,
     enabled: Vec<ActorId>,
     fairness: Fairness,
@@ -146,6 +149,7 @@ impl Execution {
             last_location: None,
             race: Races::default(),
             memory: Memory::default(),
+            allocations: Allocations::default(),
             views: Vec::with_capacity(4),
             enabled: Vec::with_capacity(4),
             fairness: Fairness::default(),
@@ -175,6 +179,7 @@ impl Execution {
         self.coast_until = None;
         self.race.reset();
         self.memory.reset();
+        self.allocations.reset();
         self.views.clear();
         self.enabled.clear();
         self.fairness.reset();
@@ -382,7 +387,13 @@ impl Execution {
     #[cold]
     #[inline(never)]
     fn end_without_step(&mut self, unfinished: bool) -> Next {
-        let outcome = if unfinished { Outcome::Deadlock(self.deadlock()) } else { Outcome::Pass };
+        // Every actor finished: a value still registered can never be
+        // freed (`leak`).
+        let outcome = if unfinished {
+            Outcome::Deadlock(self.deadlock())
+        } else {
+            self.allocations.verdict().unwrap_or(Outcome::Pass)
+        };
         self.outcome = Some(outcome);
         Next::End
     }

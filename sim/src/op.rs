@@ -127,6 +127,20 @@ pub enum Op {
     /// what others decide from the arrival depends on a step on that
     /// object, as partial-order reduction needs.
     Arrive,
+    /// Adds a reference to a reference-counted object (a clone, a
+    /// downgrade, an upgrade). Synchronizes nothing, as a `Relaxed`
+    /// increment, except where the primitive says it acquired
+    /// ([`rt::acquire`](crate::rt::acquire): an upgrade that succeeded).
+    RefInc,
+    /// Gives up a reference to a reference-counted object (a drop, or an
+    /// attempt to take the value out). Releases; acquires only where the
+    /// primitive says it freed the value ([`rt::acquire`](crate::rt::acquire)),
+    /// so the last owner's drop happens after every other owner's.
+    RefDec,
+    /// Reads a reference count (`strong_count`, or `get_mut` checking that
+    /// its reference is the only one); acquires only where the primitive
+    /// says so ([`rt::acquire`](crate::rt::acquire)).
+    RefRead,
 }
 
 impl Op {
@@ -147,7 +161,7 @@ impl Op {
             // a happens-before edge, not a conflict; a sleep touches the
             // virtual clock only (`clock`).
             Op::Yield | Op::SpinLoop | Op::Fence | Op::Choose | Op::Spawn | Op::Sleep => Access::Local,
-            Op::Load => Access::Read,
+            Op::Load | Op::RefRead => Access::Read,
             _ => Access::Write,
         }
     }
@@ -167,7 +181,7 @@ impl Op {
     }
 
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 35] = [
+    pub const ALL: [Op; 38] = [
         Op::Spawn,
         Op::Join,
         Op::Yield,
@@ -203,6 +217,9 @@ impl Op {
         Op::Poll,
         Op::Wake,
         Op::Arrive,
+        Op::RefInc,
+        Op::RefDec,
+        Op::RefRead,
     ];
 
     /// Returns the operation whose trace name is `name`.
@@ -248,6 +265,9 @@ impl Op {
             Op::Poll => "poll",
             Op::Wake => "wake",
             Op::Arrive => "arrive",
+            Op::RefInc => "ref_inc",
+            Op::RefDec => "ref_dec",
+            Op::RefRead => "ref_read",
         }
     }
 }

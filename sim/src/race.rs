@@ -140,7 +140,8 @@ pub(crate) struct Races {
 const ACQUIRE: u8 = 1;
 /// The step joins the actor's clock into its object's.
 const RELEASE: u8 = 2;
-/// The step acquires only if it takes the lock ([`Races::acquired`]).
+/// The step acquires only if it succeeds: the primitive says so
+/// ([`Races::acquired`]: a try-lock took the lock, a decrement freed).
 const TRY: u8 = 4;
 /// The step also acquires the clock of the actor its object stands for.
 const JOIN: u8 = 8;
@@ -167,7 +168,8 @@ const fn semantics(op: Op) -> u8 {
         // An arrival at a blocking operation publishes and learns nothing
         // (the operation's own step does).
         Op::Spawn | Op::Yield | Op::Sleep | Op::SpinLoop | Op::Fence | Op::Choose | Op::Arrive => 0,
-        Op::TryLock | Op::TryReadLock => TRY,
+        Op::TryLock | Op::TryReadLock | Op::RefInc | Op::RefRead => TRY,
+        Op::RefDec => RELEASE | TRY,
         Op::Join => ACQUIRE | JOIN,
         Op::Load
         | Op::Lock

@@ -340,6 +340,45 @@ pub fn released(object: ObjectId) {
     });
 }
 
+/// Makes the running actor's latest step on `object` acquire after all:
+/// for an operation that acquires only when it succeeds (a try-lock that
+/// took the lock, a reference count's decrement that freed the value, an
+/// upgrade that got a reference; see [`Op`]). Takes no step.
+pub fn acquire(object: ObjectId) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        if let Some(me) = e.current {
+            e.race.acquired(me, object);
+        }
+    });
+}
+
+pub use crate::leak::Allocation;
+
+/// Registers a value of `kind` (a label such as `"Arc"`) that the running
+/// execution created at `location` and must free ([`freed`]) before it
+/// ends: an execution whose actors all finish with it still registered
+/// fails with [`Outcome::Leak`](crate::Outcome::Leak). Takes no step.
+/// Returns `None` outside an execution (nothing is tracked there).
+pub fn allocated(kind: &'static str, location: &'static Location<'static>) -> Option<Allocation> {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let generation = e.generation;
+        e.allocations.add(generation, kind, location)
+    })
+}
+
+/// Unregisters a value [`allocated`] returned: it was freed. A value of
+/// an earlier execution (kept in a `static`), or freed outside any, is
+/// ignored.
+pub fn freed(allocation: Allocation) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let generation = e.generation;
+        e.allocations.free(generation, allocation);
+    });
+}
+
 /// A cell's link to its data-race state, valid for one execution.
 ///
 /// Like [`ObjectSlot`], it registers on first use in an execution; cells

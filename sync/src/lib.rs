@@ -24,10 +24,11 @@ mod simulated;
 #[cfg(feature = "sim")]
 use simulated as backend;
 
+pub use backend::{Arc, Weak};
 pub use backend::{Barrier, BarrierWaitResult, Condvar, WaitTimeoutResult};
 pub use backend::{LazyLock, Once, OnceLock, OnceState, RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use backend::{Mutex, MutexGuard};
-pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, Weak};
+pub use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult};
 
 pub mod cell;
 
