@@ -1,8 +1,8 @@
-//! `samaritan::sync::Arc` and `Weak`: std's API in both modes; under
-//! `sim`, counts are scheduled, the last drop is ordered after every other
-//! owner's accesses, and an `Arc` still alive at the end is a leak.
+//! `samaritan::sync::counted::{Arc, Weak}`: std's API in both modes;
+//! under `sim`, counts are scheduled, the last drop is ordered after every
+//! other owner's accesses, and an `Arc` still alive at the end is a leak.
 
-use samaritan::sync::{Arc, Weak};
+use samaritan::sync::counted::{Arc, Weak};
 
 #[test]
 fn arc_and_weak_behave_like_std() {
