@@ -89,7 +89,7 @@ impl RefProgram {
                         for ins in body {
                             let reg = match ins {
                                 RefIns::Clone => {
-                                    let copy = mine.last().map(Arc::clone);
+                                    let copy = mine.last().cloned();
                                     mine.extend(copy);
                                     mine.len() as u32
                                 }
