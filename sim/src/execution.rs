@@ -52,6 +52,10 @@ pub(crate) struct Announce {
     /// Whether it can proceed; `None` means always. Points at a closure on
     /// the actor's own stack (see the actor module's invariants).
     pub(crate) ready: Option<*const (dyn Fn() -> bool + 'static)>,
+    /// Which operation the step is taken as, asked when it is taken;
+    /// `None` means `pending.op`. Points at a closure on the actor's own
+    /// stack, as `ready`.
+    pub(crate) taken: Option<*const (dyn Fn() -> Op + 'static)>,
 }
 
 /// What the next scheduling decision came to.
@@ -206,7 +210,13 @@ impl Execution {
     /// through [`Execution::decide`]. This is the hot path of
     /// single-threaded stretches: nothing is filed, listed or asked.
     #[inline]
-    pub(crate) fn try_forced_step(&mut self, me: ActorId, pending: Pending, ready: Option<&dyn Fn() -> bool>) -> bool {
+    pub(crate) fn try_forced_step(
+        &mut self,
+        me: ActorId,
+        mut pending: Pending,
+        ready: Option<&dyn Fn() -> bool>,
+        taken: Option<&dyn Fn() -> Op>,
+    ) -> bool {
         if self.outcome.is_some()
             || self.steps >= self.config.max_steps
             || self.next_timer <= self.clock_ns
@@ -217,6 +227,9 @@ impl Execution {
         let others = self.actors.iter().enumerate().any(|(i, actor)| i != me.index() && actor.is_enabled());
         if others {
             return false;
+        }
+        if let Some(taken) = taken {
+            pending.op = taken();
         }
         let yielded = pending.op.is_yield();
         if self.config.fair && (yielded || self.fairness.tracking()) {
@@ -298,7 +311,12 @@ impl Execution {
         if self.enabled.len() > 1 {
             self.schedule.push(chosen.0);
         }
-        let pending = self.actors[chosen.index()].pending.expect("an enabled actor has a pending operation");
+        let mut pending = self.actors[chosen.index()].pending.expect("an enabled actor has a pending operation");
+        if let Some(taken) = self.actors[chosen.index()].taken.take() {
+            // SAFETY: set only while the actor waits inside `rt::step_as`,
+            // whose frame owns the closure (actor module invariant).
+            pending.op = unsafe { (*taken)() };
+        }
         let yielded = pending.op.is_yield();
         if fair && (yielded || track) {
             self.fairness.scheduled(chosen.index(), yielded);
@@ -346,6 +364,12 @@ impl Execution {
         let mut unfinished = false;
         for (i, (actor, view)) in self.actors.iter().zip(self.views.iter_mut()).enumerate() {
             view.enabled = actor.is_enabled();
+            if let (Some(taken), Some(pending)) = (actor.taken, view.pending.as_mut()) {
+                // SAFETY: set only while the actor waits inside
+                // `rt::step_as`, whose frame owns the closure (actor module
+                // invariant).
+                pending.op = unsafe { (*taken)() };
+            }
             if view.enabled {
                 self.enabled.push(ActorId::from_index(i));
                 if track {
@@ -380,6 +404,7 @@ impl Execution {
         self.set_pending(a.actor, Some(a.pending));
         let actor = &mut self.actors[a.actor.index()];
         actor.ready = a.ready;
+        actor.taken = a.taken;
         actor.status = Status::Waiting;
     }
 
