@@ -148,14 +148,55 @@ mod sim {
     #[test]
     fn try_unwrap_racing_a_clone_and_drops_explores_both_outcomes() {
         let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-        // Every step is on the one allocation, so no two commute and DPOR
-        // runs what DFS does: main's three steps (try_unwrap, then
-        // strong_count and drop when it failed) interleaved with t1's three
-        // (clone, drop, drop), C(6, 3) = 20; where t1 finished first,
-        // try_unwrap succeeds and main takes one step only (one schedule).
+        // DFS: main's three steps (try_unwrap, then strong_count and drop
+        // when it failed) interleaved with t1's three (clone, drop, drop),
+        // C(6, 3) = 20; where t1 finished first, try_unwrap succeeds and
+        // main takes one step only (one schedule). DPOR: 16, one per class
+        // of those orders up to swapping adjacent count changes that free
+        // nothing (t1's clone with main's drop, main's drop with t1's first
+        // drop; counted by brute force), the fewest there can be.
         let expected = ["shared by 1", "shared by 2", "shared by 3", "unwrapped 5"].map(String::from).to_vec();
         assert_eq!(observed(SearchStrategy::Dfs, unwrap_races_a_clone), (20, expected.clone()));
-        assert_eq!(observed(SearchStrategy::Dpor, unwrap_races_a_clone), (20, expected));
+        assert_eq!(observed(SearchStrategy::Dpor, unwrap_races_a_clone), (16, expected));
+    }
+
+    /// Records which thread dropped it.
+    struct Freed;
+
+    impl Drop for Freed {
+        fn drop(&mut self) {
+            see(format!("freed by {}", thread::current().name().unwrap_or("?")));
+        }
+    }
+
+    /// Three threads and main each drop one `Arc` of one value, unjoined:
+    /// whichever drop is last frees it.
+    fn four_owners_drop() {
+        let a = Arc::new(Freed);
+        let clones = [a.clone(), a.clone(), a.clone()];
+        for (i, b) in clones.into_iter().enumerate() {
+            thread::Builder::new().name(format!("t{}", i + 1)).spawn(move || drop(b)).expect("a stack");
+        }
+        drop(a);
+    }
+
+    #[test]
+    fn any_of_the_owners_may_free_the_value() {
+        let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+        let expected = ["freed by main", "freed by t1", "freed by t2", "freed by t3"].map(String::from).to_vec();
+        // DFS: main's second and third spawns and its drop, with t1's drop
+        // anywhere after the first spawn, t2's after the second, t3's after
+        // the third: 2 orders of [drop, t3] after the third spawn, t2 in
+        // one of 4 places among them, t1 in one of 6: 48.
+        assert_eq!(observed(SearchStrategy::Dfs, four_owners_drop), (48, expected.clone()));
+        // DPOR: the drops that free nothing commute, so who drops last is
+        // what differs: 4 executions, and 4 more cut short where a sleeping
+        // drop was left the last by the others (it wakes: it would free
+        // now) and the rest is covered. A sleeper that stayed asleep there
+        // would leave its freeing drop unexplored.
+        let report = explore(SearchStrategy::Dpor, four_owners_drop);
+        assert_eq!((report.executions, report.pruned), (8, 4), "{report}");
+        assert_eq!(observed(SearchStrategy::Dpor, four_owners_drop), (8, expected));
     }
 
     /// A thread drops its clone while main reads the count.

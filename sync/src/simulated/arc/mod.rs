@@ -5,11 +5,18 @@
 //! The counts are real atomics updated with std's orderings, so the types
 //! behave like std's outside an exploration (a `sim` build is also a
 //! production build). Inside one:
-//! - Clones, downgrades and upgrades are [`Op::RefInc`] steps; drops of an
-//!   `Arc` or a `Weak`, `try_unwrap` and `into_inner` are [`Op::RefDec`];
-//!   `strong_count`, `weak_count`, `get_mut` and `make_mut`'s check are
-//!   [`Op::RefRead`]. Any drop may be the last, so each is a scheduling
+//! - Clones and downgrades are [`Op::RefInc`] steps; drops of an `Arc` or
+//!   a `Weak` and `into_inner` are [`Op::RefDec`], taken as [`Op::RefFree`]
+//!   when they free the value ([`rt::step_as`]: which one does is known
+//!   only when the step is taken); `try_unwrap` is [`Op::RefRead`], taken
+//!   as `RefFree` when it gets the value; `strong_count`, `weak_count`,
+//!   `get_mut` and `make_mut`'s check are `RefRead`; an upgrade is
+//!   [`Op::RefUpgrade`]. Any drop may be the last, so each is a scheduling
 //!   point, and which owner frees the value is explored.
+//! - For partial-order reduction, increments and decrements that free
+//!   nothing commute with each other ([`Access::Count`]): only the reads,
+//!   upgrades and the freeing decrement conflict, so owners that clone and
+//!   drop their references independently add steps but few executions.
 //! - Happens-before is std's: a decrement releases, and the one that
 //!   frees the value (the last drop, a `try_unwrap` or `into_inner` that
 //!   got it) acquires, so the value's `Drop` happens after every other
@@ -42,6 +49,8 @@ use std::ptr::{self, NonNull};
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 
 use samaritan_sim::rt::{self, Allocation, ObjectSlot};
+#[cfg(doc)]
+use samaritan_sim::Access;
 use samaritan_sim::{ObjectId, Op};
 
 pub use weak::Weak;
@@ -104,6 +113,19 @@ impl Header {
         Some(object)
     }
 
+    /// Announces `op`, an operation that takes the value out when its
+    /// reference is the only strong one: the step is taken as
+    /// [`Op::RefFree`] then (the count cannot change between the step and
+    /// the caller's update of it: no other actor runs in between).
+    fn step_freeing(&self, op: Op) {
+        if !rt::active() {
+            return;
+        }
+        let (object, _) = self.slot.id("Arc");
+        let taken = || if self.strong.load(Ordering::Relaxed) == 1 { Op::RefFree } else { op };
+        rt::step_as(op, Some(object), self.created, &taken);
+    }
+
     /// The step just announced succeeded, and acquires (std's `Acquire`).
     fn acquired(&self, object: Option<ObjectId>) {
         if let Some(object) = object {
@@ -111,11 +133,11 @@ impl Header {
         }
     }
 
-    /// The strong count reached 0 in the step on `object`: the value is
-    /// freed by this actor, after every other owner's accesses.
-    fn freed(&self, object: Option<ObjectId>) {
+    /// The strong count reached 0 in a [`Op::RefFree`] step: the value is
+    /// freed by this actor, after every other owner's accesses (the step
+    /// acquired them).
+    fn freed(&self) {
         fence(Ordering::Acquire);
-        self.acquired(object);
         if let Some(allocation) = self.allocation {
             rt::freed(allocation);
         }
@@ -183,11 +205,11 @@ impl<T> Arc<T> {
     /// reference; otherwise gives the `Arc` back. A step that may free.
     pub fn try_unwrap(this: Arc<T>) -> Result<T, Arc<T>> {
         let header = this.header();
-        let object = header.step(Op::RefDec);
+        header.step_freeing(Op::RefRead);
         if header.strong.compare_exchange(1, 0, Ordering::Relaxed, Ordering::Relaxed).is_err() {
             return Err(this);
         }
-        header.freed(object);
+        header.freed();
         // SAFETY: the strong count went from 1 to 0 here: the value is
         // ours to move out, once, and the `Arc`s' weak reference too.
         unsafe { Ok(Arc::take(this)) }
@@ -197,12 +219,12 @@ impl<T> Arc<T> {
     /// drops the reference otherwise. A step that may free.
     pub fn into_inner(this: Arc<T>) -> Option<T> {
         let header = this.header();
-        let object = header.step(Op::RefDec);
+        header.step_freeing(Op::RefDec);
         if header.strong.fetch_sub(1, Ordering::Release) != 1 {
             std::mem::forget(this);
             return None;
         }
-        header.freed(object);
+        header.freed();
         // SAFETY: as in `try_unwrap`: this decrement reached 0.
         unsafe { Some(Arc::take(this)) }
     }
@@ -378,11 +400,11 @@ impl<T: ?Sized> Drop for Arc<T> {
     /// Drops the `Arc`, and the value with the last one. A step.
     fn drop(&mut self) {
         let header = self.header();
-        let object = header.step(Op::RefDec);
+        header.step_freeing(Op::RefDec);
         if header.strong.fetch_sub(1, Ordering::Release) != 1 {
             return;
         }
-        header.freed(object);
+        header.freed();
         // SAFETY: the last strong reference: the value is dropped once,
         // here, and the `Arc`s' weak reference is ours.
         unsafe {

@@ -41,7 +41,7 @@ impl<T: ?Sized> Weak<T> {
     /// dropped. A step.
     pub fn upgrade(&self) -> Option<Arc<T>> {
         let (ptr, header) = (self.ptr?, self.header()?);
-        let object = header.step(Op::RefInc);
+        let object = header.step(Op::RefUpgrade);
         let increment = |n: usize| (n != 0).then(|| n + 1);
         let old = header.strong.fetch_update(Ordering::Acquire, Ordering::Relaxed, increment).ok()?;
         if old > MAX_REFCOUNT {
