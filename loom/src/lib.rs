@@ -59,7 +59,7 @@
 //! | `max_duration` / `LOOM_MAX_DURATION` | the time budget (`None`: none, as loom) |
 //! | `max_threads`, `checkpoint_*`, `location`, `log`, `expect_explicit_explore` | accepted, ignored |
 //! | `thread::{spawn, JoinHandle, yield_now, current, park, Thread, ThreadId, Builder, LocalKey, AccessError, panicking}` | samaritan's threads; `spawn` takes non-`Send` closures, as loom's |
-//! | `sync::Arc` | counted by a samaritan atomic, so the last owner's drop is ordered after the others' accesses (std's count is invisible to the race detector); no `Weak`, no `Arc::from_std` |
+//! | `sync::Arc` | samaritan's `sync::counted::Arc`: every clone, drop and count read is a step, the last owner's drop is ordered after the others' accesses, and an `Arc` alive when every thread has finished is reported as a leak, as loom does; no `Arc::from_std`, no `Arc<dyn Trait>` coercion |
 //! | `sync::{Mutex, RwLock, Condvar, Barrier, mpsc, …Guard, LockResult, TryLockResult}` | samaritan's |
 //! | `sync::Notify` (`notify`, `wait`) | a samaritan `Mutex<bool>` and `Condvar` |
 //! | `sync::atomic::*` with `with_mut`, `unsync_load`, `fence`, `spin_loop_hint` | samaritan's atomics under the C11 memory model (each load's choice of store explored, `Ordering`s honoured; SeqCst as RC11, so Dekker passes where loom flags it); `unsync_load` is a SeqCst load |
@@ -72,7 +72,7 @@
 //! | `explore`, `stop_exploring`, `skip_branch` | no-ops: every branch is explored |
 //! | `cell::Cell` | on the race-checked cell, as loom's |
 //! | `MAX_THREADS` | 5, as loom's; samaritan itself has no such limit |
-//! | load buffering (a load reading a later store), `Arc::from_std`, leak tracking | not mapped |
+//! | load buffering (a load reading a later store), `Arc::from_std`, leak tracking of other objects | not mapped |
 #![doc(test(attr(deny(warnings))))]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

@@ -2,10 +2,12 @@
 //!
 //! [`loom::sync`]: https://docs.rs/loom/0.7/loom/sync/index.html
 
-mod arc;
 pub mod atomic;
 
-pub use arc::Arc;
+/// samaritan's scheduled `Arc` (loom's models its count too): the last
+/// drop is ordered after the other owners' accesses, and one still alive
+/// at the end of an execution is reported as a leak, as loom does.
+pub use samaritan::sync::counted::Arc;
 
 pub use samaritan::sync::{Barrier, BarrierWaitResult, Condvar, WaitTimeoutResult};
 pub use samaritan::sync::{LockResult, TryLockResult};

@@ -152,10 +152,13 @@ fn two_pops(variant: Variant) {
 #[test]
 fn correct_stack_passes() {
     // 313 under sequential consistency: the C11 model adds the loads'
-    // (and failing compare-exchanges') choices of an older head.
-    assert_pass(&check(|| push_pop(Variant::Correct)), 1245);
-    assert_pass(&check(|| two_pushes(Variant::Correct)), 26);
-    assert_pass(&check(|| two_pops(Variant::Correct)), 14);
+    // (and failing compare-exchanges') choices of an older head. 1245, 26
+    // and 14 when the `Arc`'s count was an atomic (every clone and drop a
+    // read-modify-write, all dependent): the threads' clones and the drops
+    // that free nothing commute now.
+    assert_pass(&check(|| push_pop(Variant::Correct)), 620);
+    assert_pass(&check(|| two_pushes(Variant::Correct)), 12);
+    assert_pass(&check(|| two_pops(Variant::Correct)), 6);
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //!   point (`rt::step*`), at an actor's start or at its end.
 //! - `ready` points at a closure on the actor's own stack; it is set only
 //!   while the actor is suspended inside `rt::step_when` and cleared before
-//!   that call returns, so the pointer is valid whenever it is set.
+//!   that call returns, so the pointer is valid whenever it is set. So is
+//!   `taken`, set only while the actor waits inside `rt::step_as`.
 //! - Stacks come from a [`StackPool`] and go back to it when the coroutine
 //!   is done, so executions do not map and unmap stacks.
 
@@ -15,7 +16,7 @@ use std::io;
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, Yielder};
 
-use crate::op::ObjectId;
+use crate::op::{ObjectId, Op};
 use crate::strategy::Pending;
 
 /// What the engine passes to an actor's coroutine when it resumes it.
@@ -72,6 +73,9 @@ pub(crate) struct Actor {
     pub(crate) pending: Option<Pending>,
     /// Whether `pending` can proceed; `None` means always.
     pub(crate) ready: Option<*const (dyn Fn() -> bool + 'static)>,
+    /// Which operation `pending` is taken as, asked when it is taken;
+    /// `None` means `pending.op`.
+    pub(crate) taken: Option<*const (dyn Fn() -> Op + 'static)>,
     /// Boxed so that its address stays put while it runs, even if the
     /// actor table grows.
     pub(crate) co: Option<Box<Co>>,
@@ -117,6 +121,7 @@ impl Actor {
             status: Status::Starting,
             pending: None,
             ready: None,
+            taken: None,
             co: Some(Box::new(co)),
             yielder: std::ptr::null(),
             yielded: false,

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use crate::actor::{display_name, Actor, StackPool, Status};
 use crate::fair::Fairness;
+use crate::leak::Allocations;
 use crate::liveness::{self, Divergence};
 use crate::memory::Memory;
 pub(crate) use crate::object::ObjectInfo;
@@ -51,6 +52,10 @@ pub(crate) struct Announce {
     /// Whether it can proceed; `None` means always. Points at a closure on
     /// the actor's own stack (see the actor module's invariants).
     pub(crate) ready: Option<*const (dyn Fn() -> bool + 'static)>,
+    /// Which operation the step is taken as, asked when it is taken;
+    /// `None` means `pending.op`. Points at a closure on the actor's own
+    /// stack, as `ready`.
+    pub(crate) taken: Option<*const (dyn Fn() -> Op + 'static)>,
 }
 
 /// What the next scheduling decision came to.
@@ -107,6 +112,8 @@ pub(crate) struct Execution {
     pub(crate) race: Races,
     /// The C11 model's store histories and thread views.
     pub(crate) memory: Memory,
+    /// Values created in this execution that must be freed by its end.
+    pub(crate) allocations: Allocations,
     views: Vec<ActorView>,
     enabled: Vec<ActorId>,
     fairness: Fairness,
@@ -146,6 +153,7 @@ impl Execution {
             last_location: None,
             race: Races::default(),
             memory: Memory::default(),
+            allocations: Allocations::default(),
             views: Vec::with_capacity(4),
             enabled: Vec::with_capacity(4),
             fairness: Fairness::default(),
@@ -175,6 +183,7 @@ impl Execution {
         self.coast_until = None;
         self.race.reset();
         self.memory.reset();
+        self.allocations.reset();
         self.views.clear();
         self.enabled.clear();
         self.fairness.reset();
@@ -201,7 +210,13 @@ impl Execution {
     /// through [`Execution::decide`]. This is the hot path of
     /// single-threaded stretches: nothing is filed, listed or asked.
     #[inline]
-    pub(crate) fn try_forced_step(&mut self, me: ActorId, pending: Pending, ready: Option<&dyn Fn() -> bool>) -> bool {
+    pub(crate) fn try_forced_step(
+        &mut self,
+        me: ActorId,
+        mut pending: Pending,
+        ready: Option<&dyn Fn() -> bool>,
+        taken: Option<&dyn Fn() -> Op>,
+    ) -> bool {
         if self.outcome.is_some()
             || self.steps >= self.config.max_steps
             || self.next_timer <= self.clock_ns
@@ -212,6 +227,9 @@ impl Execution {
         let others = self.actors.iter().enumerate().any(|(i, actor)| i != me.index() && actor.is_enabled());
         if others {
             return false;
+        }
+        if let Some(taken) = taken {
+            pending.op = taken();
         }
         let yielded = pending.op.is_yield();
         if self.config.fair && (yielded || self.fairness.tracking()) {
@@ -293,7 +311,12 @@ impl Execution {
         if self.enabled.len() > 1 {
             self.schedule.push(chosen.0);
         }
-        let pending = self.actors[chosen.index()].pending.expect("an enabled actor has a pending operation");
+        let mut pending = self.actors[chosen.index()].pending.expect("an enabled actor has a pending operation");
+        if let Some(taken) = self.actors[chosen.index()].taken.take() {
+            // SAFETY: set only while the actor waits inside `rt::step_as`,
+            // whose frame owns the closure (actor module invariant).
+            pending.op = unsafe { (*taken)() };
+        }
         let yielded = pending.op.is_yield();
         if fair && (yielded || track) {
             self.fairness.scheduled(chosen.index(), yielded);
@@ -341,6 +364,12 @@ impl Execution {
         let mut unfinished = false;
         for (i, (actor, view)) in self.actors.iter().zip(self.views.iter_mut()).enumerate() {
             view.enabled = actor.is_enabled();
+            if let (Some(taken), Some(pending)) = (actor.taken, view.pending.as_mut()) {
+                // SAFETY: set only while the actor waits inside
+                // `rt::step_as`, whose frame owns the closure (actor module
+                // invariant).
+                pending.op = unsafe { (*taken)() };
+            }
             if view.enabled {
                 self.enabled.push(ActorId::from_index(i));
                 if track {
@@ -375,6 +404,7 @@ impl Execution {
         self.set_pending(a.actor, Some(a.pending));
         let actor = &mut self.actors[a.actor.index()];
         actor.ready = a.ready;
+        actor.taken = a.taken;
         actor.status = Status::Waiting;
     }
 
@@ -382,7 +412,13 @@ impl Execution {
     #[cold]
     #[inline(never)]
     fn end_without_step(&mut self, unfinished: bool) -> Next {
-        let outcome = if unfinished { Outcome::Deadlock(self.deadlock()) } else { Outcome::Pass };
+        // Every actor finished: a value still registered can never be
+        // freed (`leak`).
+        let outcome = if unfinished {
+            Outcome::Deadlock(self.deadlock())
+        } else {
+            self.allocations.verdict().unwrap_or(Outcome::Pass)
+        };
         self.outcome = Some(outcome);
         Next::End
     }

@@ -23,6 +23,7 @@ mod execution;
 mod explain;
 mod explore;
 mod fair;
+mod leak;
 mod liveness;
 mod memory;
 mod minimize;

@@ -127,6 +127,30 @@ pub enum Op {
     /// what others decide from the arrival depends on a step on that
     /// object, as partial-order reduction needs.
     Arrive,
+    /// Adds a reference to a reference-counted object from one the actor
+    /// holds (a clone, a downgrade). Synchronizes nothing, as a `Relaxed`
+    /// increment. Commutes with other increments and decrements.
+    RefInc,
+    /// Gives up a reference to a reference-counted object without freeing
+    /// its value (a drop that is not the last). Releases. Commutes with
+    /// increments and other decrements. Announced for every drop: the
+    /// primitive decides when the step is taken whether it is this or
+    /// [`Op::RefFree`] ([`rt::step_as`](crate::rt::step_as)).
+    RefDec,
+    /// Reads a reference count (`strong_count`, `get_mut` checking that
+    /// its reference is the only one, a `try_unwrap` that fails); acquires
+    /// only where the primitive says so ([`rt::acquire`](crate::rt::acquire)).
+    /// Commutes with other reads.
+    RefRead,
+    /// Gives up the last strong reference to a reference-counted object:
+    /// the value is freed by this actor. Releases and acquires, so the
+    /// value's drop happens after every other owner's accesses. Conflicts
+    /// with every operation on the object.
+    RefFree,
+    /// Turns a weak reference into a strong one if the value is still
+    /// alive (`Weak::upgrade`); acquires where the primitive says it
+    /// succeeded. Conflicts with every operation on the object.
+    RefUpgrade,
 }
 
 impl Op {
@@ -147,7 +171,8 @@ impl Op {
             // a happens-before edge, not a conflict; a sleep touches the
             // virtual clock only (`clock`).
             Op::Yield | Op::SpinLoop | Op::Fence | Op::Choose | Op::Spawn | Op::Sleep => Access::Local,
-            Op::Load => Access::Read,
+            Op::Load | Op::RefRead => Access::Read,
+            Op::RefInc | Op::RefDec => Access::Count,
             _ => Access::Write,
         }
     }
@@ -167,7 +192,7 @@ impl Op {
     }
 
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 35] = [
+    pub const ALL: [Op; 40] = [
         Op::Spawn,
         Op::Join,
         Op::Yield,
@@ -203,6 +228,11 @@ impl Op {
         Op::Poll,
         Op::Wake,
         Op::Arrive,
+        Op::RefInc,
+        Op::RefDec,
+        Op::RefRead,
+        Op::RefFree,
+        Op::RefUpgrade,
     ];
 
     /// Returns the operation whose trace name is `name`.
@@ -248,6 +278,11 @@ impl Op {
             Op::Poll => "poll",
             Op::Wake => "wake",
             Op::Arrive => "arrive",
+            Op::RefInc => "ref_inc",
+            Op::RefDec => "ref_dec",
+            Op::RefRead => "ref_read",
+            Op::RefFree => "ref_free",
+            Op::RefUpgrade => "ref_upgrade",
         }
     }
 }
@@ -260,6 +295,10 @@ pub enum Access {
     Local,
     /// Reads its object: commutes with other reads of it.
     Read,
+    /// Adds to or takes from a count on its object without reading it (a
+    /// reference count's increment, or a decrement that frees nothing):
+    /// commutes with other such changes, conflicts with reads and writes.
+    Count,
     /// Changes its object (or may block on it): conflicts with every other
     /// operation on it.
     Write,
@@ -280,6 +319,18 @@ pub struct Footprint {
     pub second: Option<ObjectId>,
 }
 
+impl Access {
+    /// Returns whether two accesses of one object by different actors
+    /// conflict: neither is local, and they are not both reads nor both
+    /// count changes.
+    pub fn conflicts(self, other: Access) -> bool {
+        !matches!(
+            (self, other),
+            (Access::Local, _) | (_, Access::Local) | (Access::Read, Access::Read) | (Access::Count, Access::Count)
+        )
+    }
+}
+
 impl Footprint {
     /// Returns whether two operations, by different actors, are dependent:
     /// executing them in the other order may lead to a different state or
@@ -289,19 +340,17 @@ impl Footprint {
     /// counts as written), or when both touch the virtual clock and one of
     /// them moves it. Operations on different objects commute; so do a
     /// wait and a notify on different condition variables, two sleeps'
-    /// clock moves and a lock step, sends to different channels.
+    /// clock moves and a lock step, sends to different channels, two
+    /// clones or two drops of an `Arc` that free nothing.
     pub fn dependent(self, other: Footprint) -> bool {
-        let conflict = |a: Access, b: Access| {
-            !matches!((a, b), (Access::Local, _) | (_, Access::Local) | (Access::Read, Access::Read))
-        };
         for (o, a) in self.touches() {
             for (p, b) in other.touches() {
-                if o == p && conflict(a, b) {
+                if o == p && a.conflicts(b) {
                     return true;
                 }
             }
         }
-        conflict(self.op.clock(), other.op.clock())
+        self.op.clock().conflicts(other.op.clock())
     }
 
     /// The objects touched and how, the second object as a write.

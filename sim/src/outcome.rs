@@ -148,6 +148,17 @@ pub enum Outcome {
         /// What was misused, where, and what to do instead.
         detail: String,
     },
+    /// Every actor finished, but a value that only the program could free
+    /// is still alive (an `Arc` in a reference cycle, or forgotten with
+    /// `mem::forget`): nothing is left to drop it.
+    Leak {
+        /// What leaked (the label its primitive gave, such as `Arc`).
+        kind: String,
+        /// Where it was created, as `file:line:column`.
+        location: String,
+        /// How many other values leaked too.
+        others: usize,
+    },
     /// An actor stopped making visible progress: it blocked on something the
     /// engine cannot see, or loops without visible operations.
     UncontrolledBlocking {
@@ -224,6 +235,7 @@ impl Outcome {
             Outcome::ScheduleMismatch { .. } => "schedule mismatch",
             Outcome::StackOverflow { .. } => "stack overflow",
             Outcome::Misuse { .. } => "misuse",
+            Outcome::Leak { .. } => "leak",
             Outcome::UncontrolledBlocking { .. } => "uncontrolled blocking",
         }
     }
@@ -294,6 +306,16 @@ impl fmt::Display for Outcome {
                 "stack overflow: thread '{actor}' overflowed its stack of {stack_size} bytes\n  give simulated threads more with SAMARITAN_STACK_SIZE=<bytes> or Builder::stack_size, or one thread with thread::Builder::stack_size"
             ),
             Outcome::Misuse { actor, detail } => write!(f, "misuse in thread '{actor}': {detail}"),
+            Outcome::Leak { kind, location, others } => {
+                write!(f, "leak: the {kind} created at {location} is still alive when every thread has finished")?;
+                if *others > 0 {
+                    write!(f, " (and {others} more)")?;
+                }
+                write!(
+                    f,
+                    "\n  nothing is left to drop it: a reference cycle (break it with a Weak), mem::forget, or into_raw without from_raw"
+                )
+            }
             Outcome::UncontrolledBlocking { actor, last, silent_ms } => write!(
                 f,
                 "uncontrolled blocking: thread '{actor}' made no visible operation for {silent_ms} ms after {last}; it is blocked on something samaritan does not model (a std lock, I/O) or loops without visible operations"

@@ -140,7 +140,9 @@ pub(crate) struct Races {
 const ACQUIRE: u8 = 1;
 /// The step joins the actor's clock into its object's.
 const RELEASE: u8 = 2;
-/// The step acquires only if it takes the lock ([`Races::acquired`]).
+/// The step acquires only if it succeeds: the primitive says so
+/// ([`Races::acquired`]: a try-lock took the lock, an upgrade got a
+/// reference).
 const TRY: u8 = 4;
 /// The step also acquires the clock of the actor its object stands for.
 const JOIN: u8 = 8;
@@ -166,8 +168,13 @@ const fn semantics(op: Op) -> u8 {
     match op {
         // An arrival at a blocking operation publishes and learns nothing
         // (the operation's own step does).
-        Op::Spawn | Op::Yield | Op::Sleep | Op::SpinLoop | Op::Fence | Op::Choose | Op::Arrive => 0,
-        Op::TryLock | Op::TryReadLock => TRY,
+        // A reference count's increment is `Relaxed`, as std's.
+        Op::Spawn | Op::Yield | Op::Sleep | Op::SpinLoop | Op::Fence | Op::Choose | Op::Arrive | Op::RefInc => 0,
+        Op::TryLock | Op::TryReadLock | Op::RefRead | Op::RefUpgrade => TRY,
+        Op::RefDec => RELEASE,
+        // The decrement that frees acquires every other owner's release
+        // (std's `Acquire` fence after the last `fetch_sub`).
+        Op::RefFree => ACQUIRE | RELEASE,
         Op::Join => ACQUIRE | JOIN,
         Op::Load
         | Op::Lock

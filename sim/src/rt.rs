@@ -76,7 +76,18 @@ impl ObjectSlot {
 /// Announces `op` on `object` and returns once this actor may perform it.
 #[inline]
 pub fn step(op: Op, object: Option<ObjectId>, location: &'static Location<'static>) {
-    announce(Pending::new(op, object, location), None);
+    announce(Pending::new(op, object, location), None, None);
+}
+
+/// Announces `op` on `object` and returns once this actor may perform it;
+/// the step is taken as the operation `taken()` returns then, which only
+/// the state at that moment decides (a reference count's decrement is
+/// [`Op::RefFree`] when it will free the value). Strategies see `op` as
+/// the pending operation and the returned one in the step. `taken` must
+/// only read the primitive's state, as `step_when`'s condition.
+#[inline]
+pub fn step_as(op: Op, object: Option<ObjectId>, location: &'static Location<'static>, taken: &dyn Fn() -> Op) {
+    announce(Pending::new(op, object, location), None, Some(taken));
 }
 
 /// Announces `op` on `object` that also changes `second` in the same step
@@ -85,7 +96,7 @@ pub fn step(op: Op, object: Option<ObjectId>, location: &'static Location<'stati
 /// sound without making the step conflict with everything.
 #[inline]
 pub fn step_with(op: Op, object: Option<ObjectId>, second: ObjectId, location: &'static Location<'static>) {
-    announce(Pending { op, object, location, second: Some(second) }, None);
+    announce(Pending { op, object, location, second: Some(second) }, None, None);
 }
 
 /// Announces `op` on `object`, which can proceed only while `ready()`
@@ -94,14 +105,14 @@ pub fn step_with(op: Op, object: Option<ObjectId>, second: ObjectId, location: &
 /// whenever the engine makes a decision, with the engine borrowed.
 #[inline]
 pub fn step_when(op: Op, object: Option<ObjectId>, location: &'static Location<'static>, ready: &dyn Fn() -> bool) {
-    announce(Pending::new(op, object, location), Some(ready));
+    announce(Pending::new(op, object, location), Some(ready), None);
 }
 
 /// Operations an actor that is not unwinding may perform during teardown
 /// before it is abandoned.
 const TEARDOWN_BUDGET: u64 = 100_000;
 
-fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
+fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>, taken: Option<&dyn Fn() -> Op>) {
     let Some(cell) = run::with_exec(|c| c as *const ExecCell) else { return };
     // SAFETY: `with_exec` handed out a pointer to the live execution, which
     // outlives every actor call into the engine.
@@ -157,7 +168,7 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
             run::suspend(cell, me, Suspend::Stuck);
             unreachable!("an abandoned actor is never resumed");
         }
-        if e.actors[me.index()].status == Status::Running && e.try_forced_step(me, pending, ready) {
+        if e.actors[me.index()].status == Status::Running && e.try_forced_step(me, pending, ready, taken) {
             return;
         }
         // SAFETY: the closure lives on this frame, which stays put until
@@ -166,7 +177,12 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
         let ready = ready.map(|r| unsafe {
             std::mem::transmute::<*const (dyn Fn() -> bool + '_), *const (dyn Fn() -> bool + 'static)>(r)
         });
-        let announce = Announce { actor: me, pending, ready };
+        // SAFETY: as `ready`: the closure lives on this frame until the
+        // step is taken, when `decide` clears it.
+        let taken = taken.map(|t| unsafe {
+            std::mem::transmute::<*const (dyn Fn() -> Op + '_), *const (dyn Fn() -> Op + 'static)>(t)
+        });
+        let announce = Announce { actor: me, pending, ready, taken };
         let starting = e.actors[me.index()].status == Status::Starting;
         if starting {
             // Started eagerly by its spawner: file the operation and go back.
@@ -185,6 +201,7 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>) {
             Resume::Teardown => {
                 let mut e = cell.borrow_mut();
                 e.actors[me.index()].ready = None;
+                e.actors[me.index()].taken = None;
                 drop(e);
                 std::panic::resume_unwind(Box::new(TeardownSignal));
             }
@@ -337,6 +354,45 @@ pub fn released(object: ObjectId) {
             // Released by another actor (a guard sent across threads).
             holders.pop();
         }
+    });
+}
+
+/// Makes the running actor's latest step on `object` acquire after all:
+/// for an operation that acquires only when it succeeds (a try-lock that
+/// took the lock, a reference count's decrement that freed the value, an
+/// upgrade that got a reference; see [`Op`]). Takes no step.
+pub fn acquire(object: ObjectId) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        if let Some(me) = e.current {
+            e.race.acquired(me, object);
+        }
+    });
+}
+
+pub use crate::leak::Allocation;
+
+/// Registers a value of `kind` (a label such as `"Arc"`) that the running
+/// execution created at `location` and must free ([`freed`]) before it
+/// ends: an execution whose actors all finish with it still registered
+/// fails with [`Outcome::Leak`](crate::Outcome::Leak). Takes no step.
+/// Returns `None` outside an execution (nothing is tracked there).
+pub fn allocated(kind: &'static str, location: &'static Location<'static>) -> Option<Allocation> {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let generation = e.generation;
+        e.allocations.add(generation, kind, location)
+    })
+}
+
+/// Unregisters a value [`allocated`] returned: it was freed. A value of
+/// an earlier execution (kept in a `static`), or freed outside any, is
+/// ignored.
+pub fn freed(allocation: Allocation) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let generation = e.generation;
+        e.allocations.free(generation, allocation);
     });
 }
 

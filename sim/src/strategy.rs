@@ -43,7 +43,9 @@ impl Pending {
 pub struct ActorView {
     /// The actor.
     pub id: ActorId,
-    /// Its pending operation; `None` once it has finished.
+    /// Its pending operation; `None` once it has finished. An operation
+    /// whose kind the state decides ([`rt::step_as`](crate::rt::step_as))
+    /// shows as it would be taken now.
     pub pending: Option<Pending>,
     /// Whether its pending operation can proceed now.
     pub enabled: bool,

@@ -21,7 +21,10 @@
 //!   dependent step since `p`'s previous one, and the latest before it.
 //! - Sleep sets: a choice fully explored at a node goes to sleep there; a
 //!   sleeping actor stays asleep along a branch until a step dependent with
-//!   its operation is taken. An execution whose choosable actors are all
+//!   its operation is taken, or until its operation would be taken as
+//!   another one than when it went to sleep (a reference count's
+//!   decrement that the others' decrements, independent of it, left the
+//!   last: [`rt::step_as`](samaritan_sim::rt::step_as)). An execution whose choosable actors are all
 //!   asleep is cut short ([`ChoiceError::Redundant`]).
 //!
 //! Soundness holds for what the engine treats as dependent
@@ -388,6 +391,9 @@ impl Strategy for Dpor {
         if self.blocked || self.cut() {
             return Err(ChoiceError::Redundant);
         }
+        // A sleeper whose operation would now be taken otherwise (a
+        // decrement that other decrements left the last) wakes.
+        self.next_sleep.retain(|s| point.pending(s.0).is_some_and(|p| p.op == s.1.op));
         let asleep = |a: &ActorId| self.next_sleep.iter().any(|s| s.0 == *a);
         // The running actor goes on if it may: fewer preemptions first.
         let chosen =
@@ -434,7 +440,9 @@ impl Strategy for Dpor {
 
     fn on_step(&mut self, step: &Step) {
         if self.nodes.len() == self.depth {
-            // A forced step: the only actor that could go.
+            // A forced step: the only actor that could go. Asleep only if
+            // it is taken as it was when it went to sleep.
+            self.next_sleep.retain(|s| s.0 != step.actor || s.1.op == step.pending.op);
             if self.next_sleep.iter().any(|s| s.0 == step.actor) {
                 self.blocked = true;
             }

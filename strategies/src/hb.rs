@@ -11,7 +11,8 @@
 //! Every query costs what it finds, not what the execution did before, so
 //! that a step costs O(actors) amortized however long the execution is:
 //! each object (and the virtual clock) keeps its own lists of events, its
-//! writes apart, and each actor's latest read since the last write.
+//! writes apart, and each actor's latest read and latest count change
+//! ([`Access::Count`]) since the last write.
 //!
 //! Invariants:
 //! - `events[i]` is the `i`-th step of the execution; its clock
@@ -131,6 +132,12 @@ struct Touches {
     writes: Vec<u32>,
     /// Each actor's latest read since the last write (one per actor).
     reads: Vec<(ActorId, u32)>,
+    /// Each actor's latest count change since the last write (one per
+    /// actor).
+    counts: Vec<(ActorId, u32)>,
+    /// Whether any count change was recorded: reads must then look at
+    /// every event, not only the writes.
+    counted: bool,
     /// Every one, by actor (for the predecessors within a prefix).
     by_actor: Vec<Vec<u32>>,
 }
@@ -140,6 +147,8 @@ impl Touches {
         self.all.clear();
         self.writes.clear();
         self.reads.clear();
+        self.counts.clear();
+        self.counted = false;
         self.by_actor.iter_mut().for_each(Vec::clear);
     }
 
@@ -153,22 +162,36 @@ impl Touches {
             Access::Write => {
                 self.writes.push(index);
                 self.reads.clear();
+                self.counts.clear();
             }
-            Access::Read => match self.reads.iter_mut().find(|(a, _)| *a == actor) {
-                Some(latest) => latest.1 = index,
-                None => self.reads.push((actor, index)),
-            },
+            Access::Read => latest(&mut self.reads, actor, index),
+            Access::Count => {
+                self.counted = true;
+                latest(&mut self.counts, actor, index);
+            }
             Access::Local => {}
         }
     }
 
     /// The events a new access of this kind depends on directly: the last
-    /// write, and for a write the latest read of each actor since.
+    /// write, and since it each actor's latest read (for a write or a
+    /// count change) and latest count change (for a write or a read).
     fn predecessors(&self, access: Access, out: &mut Vec<u32>) {
-        if access == Access::Write {
+        if matches!(access, Access::Write | Access::Count) {
             out.extend(self.reads.iter().map(|r| r.1));
         }
+        if matches!(access, Access::Write | Access::Read) {
+            out.extend(self.counts.iter().map(|r| r.1));
+        }
         out.extend(self.writes.last().copied());
+    }
+}
+
+/// Makes `index` `actor`'s entry in a list of each actor's latest event.
+fn latest(list: &mut Vec<(ActorId, u32)>, actor: ActorId, index: u32) {
+    match list.iter_mut().find(|(a, _)| *a == actor) {
+        Some(entry) => entry.1 = index,
+        None => list.push((actor, index)),
     }
 }
 
@@ -380,13 +403,15 @@ impl History {
         objects.chain(time)
     }
 
-    /// Whether event `i` writes `key` (an object, or with `None` the
-    /// virtual clock).
-    fn writes(&self, i: usize, key: Option<ObjectId>) -> bool {
+    /// How event `i` touches `key` (an object, or with `None` the virtual
+    /// clock).
+    fn access_on(&self, i: usize, key: Option<ObjectId>) -> Access {
         let e = &self.events[i];
         match key {
-            Some(o) => e.second == Some(o) || (e.object == Some(o) && e.op.access() == Access::Write),
-            None => e.op.clock() == Access::Write,
+            Some(o) if e.second == Some(o) => Access::Write,
+            Some(o) if e.object == Some(o) => e.op.access(),
+            Some(_) => Access::Local,
+            None => e.op.clock(),
         }
     }
 
@@ -409,20 +434,22 @@ impl History {
         let mut lists = 0;
         for (key, touches, access) in self.touched_keys(fp) {
             lists += 1;
-            let list = if access == Access::Read { &touches.writes } else { &touches.all };
+            // A read conflicts only with writes, unless counts changed.
+            let list = if access == Access::Read && !touches.counted { &touches.writes } else { &touches.all };
             for &i in list.iter().rev() {
                 let i = i as usize;
                 if i >= end {
                     continue;
                 }
+                let theirs = self.access_on(i, key);
                 if self.happens_before(i, before) {
                     // A write that happens before: so does all before it.
-                    if self.writes(i, key) {
+                    if theirs == Access::Write {
                         break;
                     }
                     continue;
                 }
-                if !accept(i) {
+                if !access.conflicts(theirs) || !accept(i) {
                     continue;
                 }
                 out.push(i);
@@ -532,9 +559,10 @@ impl History {
     /// events it holds; `None` for every event), into `out` (cleared
     /// first), without repetitions. Within a prefix: the last write inside
     /// it (the writes inside a prefix are the first ones, as they are
-    /// ordered by happens-before and a prefix is closed under it), and for
-    /// a write each actor's latest read inside it after that, found by
-    /// binary search in the actor's own events on the object.
+    /// ordered by happens-before and a prefix is closed under it), and each
+    /// actor's latest conflicting event inside it after that (a read for
+    /// a count change and a count change for a read, either for a write),
+    /// found by binary search in the actor's own events on the object.
     pub(crate) fn predecessors(&self, fp: Footprint, cut: Option<&[u32]>, out: &mut Vec<u32>) {
         let Some(cut) = cut else { return self.gather_predecessors(fp, out) };
         out.clear();
@@ -543,19 +571,21 @@ impl History {
             let e = &self.events[i as usize];
             e.seq <= held(e.actor.index())
         };
-        for (touches, access) in self.touched(fp) {
+        for (key, touches, access) in self.touched_keys(fp) {
             let inner = touches.writes.partition_point(|&w| inside(w));
             let last_write = inner.checked_sub(1).map(|k| touches.writes[k]);
-            if access == Access::Write {
+            if access == Access::Count || access == Access::Write || touches.counted {
                 for (a, events) in touches.by_actor.iter().enumerate() {
                     let seq = |i: u32| self.events[i as usize].seq;
                     let k = events.partition_point(|&i| seq(i) <= held(a));
-                    // Its latest event inside the prefix, if after the last
-                    // write inside it, is a read.
-                    if let Some(&latest) = k.checked_sub(1).and_then(|k| events.get(k)) {
-                        if last_write.is_none_or(|w| latest > w) {
-                            out.push(latest);
-                        }
+                    // Its latest event inside the prefix after the last
+                    // write inside it that conflicts (every one is a read
+                    // or a count change).
+                    let since = events[..k].iter().rev().take_while(|&&i| last_write.is_none_or(|w| i > w));
+                    if let Some(&latest) =
+                        since.into_iter().find(|&&i| access.conflicts(self.access_on(i as usize, key)))
+                    {
+                        out.push(latest);
                     }
                 }
             }

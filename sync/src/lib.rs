@@ -29,6 +29,50 @@ pub use backend::{LazyLock, Once, OnceLock, OnceState, RwLock, RwLockReadGuard, 
 pub use backend::{Mutex, MutexGuard};
 pub use std::sync::{Arc, LockResult, PoisonError, TryLockError, TryLockResult, Weak};
 
+/// Reference counting whose counts samaritan schedules: same API as
+/// [`std::sync::Arc`] and [`std::sync::Weak`] (std's own types without
+/// `sim`).
+///
+/// Under `sim` every operation that reads or changes a count is a step
+/// (`clone`, `drop`, `strong_count`, `try_unwrap`, `get_mut`, `upgrade`,
+/// ...), so which owner frees the value is explored; the decrement that
+/// frees is ordered after every other owner's accesses (a value whose
+/// `Drop` touches an [`UnsafeCell`](cell::UnsafeCell) is no false data
+/// race); and an `Arc` made in an execution and still alive when every
+/// thread has finished (a reference cycle, `mem::forget`) fails the
+/// execution with a leak verdict naming where it was made. An `Arc` made
+/// outside the execution (captured by the test's closure) is not tracked.
+///
+/// What does not map: an `Arc<dyn Trait>` cannot be made (std's coercion
+/// needs the unstable `CoerceUnsized`; use `Arc<Box<dyn Trait>>`), nor
+/// passed where std's `Arc` is required (`std::task::Wake`, `self:
+/// Arc<Self>` receivers); `make_mut` clones a value that only `Weak`s
+/// share where std moves it; the steps of a drop are reported at the
+/// allocation's creation site (drop glue passes on no caller).
+///
+/// Clones and drops that free nothing commute for partial-order
+/// reduction (DPOR and cb-por add steps but few executions), but every one
+/// is a scheduling point, so the searches without reduction (DFS, ICB, the
+/// randomized ones) explore many more schedules: that is why
+/// [`sync::Arc`](Arc) stays std's for now.
+///
+/// Outside an exploration it behaves as std's (`tests/arc.rs` explores it):
+///
+/// ```
+/// # // Read as `samaritan::sync`, which re-exports this crate.
+/// # extern crate samaritan_sync as sync;
+/// use sync::counted::{Arc, Weak};
+///
+/// let a = Arc::new(5);
+/// let weak: Weak<i32> = Arc::downgrade(&a);
+/// assert_eq!((Arc::strong_count(&a), Arc::weak_count(&a)), (1, 1));
+/// assert_eq!(Arc::try_unwrap(a), Ok(5));
+/// assert!(weak.upgrade().is_none());
+/// ```
+pub mod counted {
+    pub use crate::backend::{Arc, Weak};
+}
+
 pub mod cell;
 
 mod asynch;

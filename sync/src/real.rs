@@ -1,5 +1,6 @@
 //! The production backend: std's own types, re-exported at zero cost.
 
+pub use std::sync::{Arc, Weak};
 pub use std::sync::{Barrier, BarrierWaitResult, Condvar, WaitTimeoutResult};
 pub use std::sync::{LazyLock, Once, OnceLock, OnceState, RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use std::sync::{Mutex, MutexGuard};

@@ -6,6 +6,7 @@ use samaritan::{Builder, Outcome, Report, SearchStrategy};
 pub(crate) mod litmus;
 pub(crate) mod models;
 pub(crate) mod programs;
+pub(crate) mod ref_programs;
 
 /// Explores `f` with DFS and the default settings, to the end or the first
 /// failure.

@@ -1,5 +1,6 @@
 //! The simulated backend: the same names as the production backend (`real.rs`), modelled.
 
+mod arc;
 pub(crate) mod atomic;
 mod barrier;
 mod condvar;
@@ -11,6 +12,7 @@ mod once;
 mod once_lock;
 mod rwlock;
 
+pub use arc::{Arc, Weak};
 pub use barrier::{Barrier, BarrierWaitResult};
 pub use condvar::{Condvar, WaitTimeoutResult};
 pub use lazy_lock::LazyLock;
