@@ -58,6 +58,7 @@ fn main() {
     let mut models: Vec<Model> = if full {
         vec![
             ("locks 3x3, dfs", SearchStrategy::Dfs, 0, || locks(3, 3)),
+            ("locks 4x2, dfs", SearchStrategy::Dfs, 0, || locks(4, 2)),
             ("queue 2x1x2, icb bound 3", SearchStrategy::Icb, 3, || sam::bounded_queue(2, 1, 2)),
             ("queue 2x1x2, dpor", SearchStrategy::Dpor, 0, || sam::bounded_queue(2, 1, 2)),
         ]

@@ -165,7 +165,9 @@ impl Dpor {
     /// assert_eq!(Dpor::sharded(Shard::new(1, 2).unwrap()).name(), "dpor");
     /// ```
     pub fn sharded(shard: Shard) -> Dpor {
-        Dpor { split: Some(Split::new(shard)), ..Dpor::default() }
+        // Every decision above the cut is explored in full: a shallower
+        // cut than a depth-first search's.
+        Dpor { split: Some(Split::with_fanout(shard, 64)), ..Dpor::default() }
     }
 
     /// Whether the running execution is another shard's: it ends here.

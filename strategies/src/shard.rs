@@ -4,7 +4,7 @@
 //! - [`Sharded`] cuts a depth-first search (`dfs`) by schedule prefix: along
 //!   each execution it multiplies the numbers of alternatives of the
 //!   decisions made so far, and at the first decision where that product
-//!   reaches 64 times the number of shards, the prefix up
+//!   reaches 512 times the number of shards, the prefix up
 //!   to there decides which shard owns every execution that starts with
 //!   it (a hash of the prefix, [`prefix_key`]). A shard that does not own
 //!   the prefix ends the execution there (`ChoiceError::Redundant`: the
@@ -18,7 +18,8 @@
 //!   actor at the decisions before the owner is known (a full backtrack
 //!   set there: sound, since every order of those steps is explored, sleep
 //!   sets still pruning), so that no shard needs races found in another's
-//!   subtrees. The shards' executions add up to those of that search,
+//!   subtrees; it cuts at 64 prefixes per shard, since every decision
+//!   above the cut costs it executions. The shards' executions add up to those of that search,
 //!   which can be more than plain DPOR's.
 //! - Iterative context bounding shards by work item instead
 //!   (`Icb::sharded`): no execution is cut.
@@ -75,6 +76,8 @@ pub fn shard_seed(seed: u64, shard: Shard) -> u64 {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Split {
     shard: Shard,
+    /// Prefixes per shard, at least ([`Split::FANOUT`] unless said).
+    fanout: u64,
     /// The key of the prefix so far.
     key: u64,
     /// The product of the alternatives of its decisions so far
@@ -87,11 +90,19 @@ pub(crate) struct Split {
 impl Split {
     /// How many prefixes per shard the space is cut into, at least: more
     /// spreads the work more evenly, and costs each shard one cut
-    /// execution per prefix.
-    pub(crate) const FANOUT: u64 = 64;
+    /// execution per prefix. At 64, two shards of a DFS of 1.6 M
+    /// executions got 928,896 and 713,578 (a 2-worker speed-up of 1.48);
+    /// at 512, 836,978 and 805,496 (1.95), for about 900 cut executions
+    /// per shard (BENCHMARKS.md).
+    pub(crate) const FANOUT: u64 = 512;
 
     pub(crate) fn new(shard: Shard) -> Split {
-        Split { shard, key: KEY_START, spread: 1, owned: None }
+        Split::with_fanout(shard, Split::FANOUT)
+    }
+
+    /// A split into at least `fanout` prefixes per shard.
+    pub(crate) fn with_fanout(shard: Shard, fanout: u64) -> Split {
+        Split { shard, fanout, key: KEY_START, spread: 1, owned: None }
     }
 
     /// Starts the next execution.
@@ -111,7 +122,7 @@ impl Split {
         if self.undecided() {
             self.key = fold(self.key, choice);
             self.spread = self.spread.saturating_mul(alternatives as u64);
-            if self.spread >= Self::FANOUT * u64::from(self.shard.count()) {
+            if self.spread >= self.fanout * u64::from(self.shard.count()) {
                 self.owned = Some(self.shard.owns(finish(self.key)));
             }
         }
