@@ -42,6 +42,8 @@ pub enum Setting {
     Progress(bool),
     /// `hapset_file = "path"`.
     HapsetFile(&'static str),
+    /// `workers = n`.
+    Workers(u32),
 }
 
 /// What a test function may return: `()` or `Result<(), E>`.
@@ -139,6 +141,7 @@ fn builder(path: &str, settings: &[Setting]) -> crate::Builder {
             Setting::Persist(on) => b.persist(on),
             Setting::Progress(on) => b.progress(on),
             Setting::HapsetFile(path) => b.hapset_file(path),
+            Setting::Workers(n) => b.workers(n),
         };
     }
     b

@@ -194,6 +194,13 @@ mod sim {
         super::fetch_adds(2);
     }
 
+    /// DFS on two workers; the body marks each execution either runs.
+    #[samaritan::test(strategy = "dfs", workers = 2)]
+    fn counted_workers() {
+        eprintln!("{MARK}");
+        super::fetch_adds(2);
+    }
+
     /// Three threads, a budget of 3 executions.
     #[samaritan::test(strategy = "dfs", max_executions = 3)]
     fn counted_budget() {
@@ -231,6 +238,13 @@ mod sim {
         let c = child(&["--exact", "sim::counted_dfs"], &[]);
         assert!(c.ok, "{}", c.stderr);
         assert_eq!(executions(&c), 5, "{}", c.stderr);
+
+        // Two workers: a space this small (5 executions) is cut only at
+        // the end of each execution, so each worker runs all 5 and counts
+        // the ones it owns.
+        let c = child(&["--exact", "sim::counted_workers"], &[]);
+        assert!(c.ok, "{}", c.stderr);
+        assert_eq!(executions(&c), 10, "{}", c.stderr);
 
         // The budget stops the search at 3, and the note says which test.
         let c = child(&["--exact", "sim::counted_budget"], &[]);

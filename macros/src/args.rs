@@ -32,6 +32,7 @@ const NAMES: &[&str] = &[
     "persist",
     "progress",
     "hapset_file",
+    "workers",
 ];
 
 /// The largest coroutine stack the `Builder` accepts (1 GiB).
@@ -42,6 +43,9 @@ const MIN_WATCHDOG_MS: u64 = 100;
 
 /// The deepest PCT bug depth the `Builder` accepts.
 const MAX_PCT_DEPTH: u32 = 64;
+
+/// The most workers the `Builder` accepts.
+const MAX_WORKERS: u32 = 256;
 
 /// The arguments read so far: each setting as the expression that builds
 /// its `samaritan::__private::Setting`.
@@ -97,6 +101,7 @@ fn example(name: &str) -> &'static str {
         "persist" => "persist = false",
         "progress" => "progress = false",
         "hapset_file" => "hapset_file = \"target/coverage.hapset\"",
+        "workers" => "workers = 2",
         _ => unreachable!("every name in NAMES has an example"),
     }
 }
@@ -195,6 +200,13 @@ fn setting(name: &str, value: &Expr) -> syn::Result<TokenStream> {
                 return Err(range(name, span, "a file path"));
             }
             quote!(#path::HapsetFile(#s))
+        }
+        "workers" => {
+            let n: u32 = integer(name, lit, "a number of workers from 1 to 256")?;
+            if !(1..=MAX_WORKERS).contains(&n) {
+                return Err(range(name, span, "a number of workers from 1 to 256"));
+            }
+            quote!(#path::Workers(#n))
         }
         _ => unreachable!("every name in NAMES is handled"),
     })

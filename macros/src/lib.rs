@@ -40,6 +40,7 @@ use syn::{ItemFn, Safety};
 /// | `persist` | `Builder::persist` | `true`/`false` |
 /// | `progress` | `Builder::progress` | `true`/`false` |
 /// | `hapset_file` | `Builder::hapset_file` | a path |
+/// | `workers` | `Builder::workers` | from 1 to 256 |
 ///
 /// A bad argument (an unknown name, one given twice, a value of the wrong
 /// kind or out of range) is a compile error that points at it.

@@ -62,4 +62,10 @@ fn watchdog_too_short() {}
 #[samaritan::test(hapset_file = "")]
 fn empty_hapset_file() {}
 
+#[samaritan::test(workers = 0)]
+fn no_workers() {}
+
+#[samaritan::test(workers = 257)]
+fn too_many_workers() {}
+
 fn main() {}
