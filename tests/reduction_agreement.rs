@@ -176,6 +176,29 @@ fn shards_together_reach_every_outcome_the_whole_search_reaches() {
     assert_eq!((dpor_total, sharded_total), (1750, 3136));
 }
 
+/// Asserts that cb-por, run on `program` by `explore`, reaches at `bound`
+/// the outcomes ICB reaches, both exhausting their space, in no more
+/// executions; returns (ICB's executions, cb-por's).
+#[track_caller]
+fn cb_por_agrees_with_icb(
+    program: &dyn std::fmt::Debug,
+    bound: u32,
+    explore: impl Fn(SearchStrategy, u32) -> (Report, BTreeSet<Vec<u32>>),
+) -> (u64, u64) {
+    let (icb, expected) = explore(SearchStrategy::Icb, bound);
+    assert!(icb.exhausted && !icb.is_failure(), "{program:?}\n{icb}");
+    let (por, got) = explore(SearchStrategy::CbPor, bound);
+    assert!(por.exhausted && !por.is_failure(), "{program:?}\n{por}");
+    assert_eq!(
+        got,
+        expected,
+        "bound {bound}: cb-por misses {:?} in {program:?}",
+        expected.difference(&got).collect::<Vec<_>>()
+    );
+    assert!(por.executions <= icb.executions, "{program:?}: cb-por {} vs icb {}", por.executions, icb.executions);
+    (icb.executions, por.executions)
+}
+
 #[test]
 fn cb_por_reaches_every_outcome_icb_reaches_at_each_bound() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -184,24 +207,9 @@ fn cb_por_reaches_every_outcome_icb_reaches_at_each_bound() {
     for _ in 0..120 {
         let program = Program::generate(&mut g);
         for bound in 0..=2 {
-            let (icb, expected) = outcomes(&program, SearchStrategy::Icb, bound);
-            assert!(icb.exhausted && !icb.is_failure(), "{program:?}\n{icb}");
-            let (por, got) = outcomes(&program, SearchStrategy::CbPor, bound);
-            assert!(por.exhausted && !por.is_failure(), "{program:?}\n{por}");
-            assert_eq!(
-                got,
-                expected,
-                "bound {bound}: outcomes differ for {program:?}: missing {:?}",
-                expected.difference(&got).collect::<Vec<_>>()
-            );
-            assert!(
-                por.executions <= icb.executions,
-                "{program:?}: cb-por {} vs icb {}",
-                por.executions,
-                icb.executions
-            );
-            icb_total += icb.executions;
-            por_total += por.executions;
+            let (icb, por) = cb_por_agrees_with_icb(&program, bound, |s, b| outcomes(&program, s, b));
+            icb_total += icb;
+            por_total += por;
         }
     }
     eprintln!("icb {icb_total} cbpor {por_total}");
@@ -403,24 +411,9 @@ fn the_reductions_agree_on_reference_counting_programs() {
         dfs_total += dfs.executions;
         dpor_total += dpor.executions;
         for bound in 0..=2 {
-            let (icb, expected) = ref_outcomes(&program, SearchStrategy::Icb, bound);
-            assert!(icb.exhausted && !icb.is_failure(), "{program:?}\n{icb}");
-            let (por, got) = ref_outcomes(&program, SearchStrategy::CbPor, bound);
-            assert!(por.exhausted && !por.is_failure(), "{program:?}\n{por}");
-            assert_eq!(
-                got,
-                expected,
-                "bound {bound}: cb-por misses {:?} in {program:?}",
-                expected.difference(&got).collect::<Vec<_>>()
-            );
-            assert!(
-                por.executions <= icb.executions,
-                "{program:?}: cb-por {} vs icb {}",
-                por.executions,
-                icb.executions
-            );
-            icb_total += icb.executions;
-            por_total += por.executions;
+            let (icb, por) = cb_por_agrees_with_icb(&program, bound, |s, b| ref_outcomes(&program, s, b));
+            icb_total += icb;
+            por_total += por;
         }
     }
     eprintln!("{checked} programs: dfs {dfs_total} dpor {dpor_total} icb {icb_total} cb-por {por_total}");
