@@ -652,7 +652,9 @@ impl Builder {
     /// counts exactly the executions one worker would; a failing one
     /// reports the failure of the lowest-numbered worker that found one
     /// (workers numbered above it stop, those below run on), so which
-    /// failure is reported does not depend on timing. The default is 1
+    /// failure is reported does not depend on timing. An execution budget
+    /// ([`Builder::max_executions`]) is shared out between the workers;
+    /// the time budget applies to each, so they stop together. The default is 1
     /// because `cargo test` already runs one test per core; raise it for a
     /// long search run alone. The workers run the test's closure at the
     /// same time on several threads: state it keeps outside samaritan's
