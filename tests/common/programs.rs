@@ -96,6 +96,8 @@ pub(crate) struct Program {
     pub(crate) channels: usize,
     pub(crate) rwlocks: usize,
     pub(crate) rendezvous: usize,
+    /// Whether the atomics are accessed `Relaxed` (else `SeqCst`).
+    pub(crate) relaxed: bool,
 }
 
 impl Program {
@@ -133,7 +135,7 @@ impl Program {
                     .collect()
             })
             .collect();
-        Program { threads, atomics, locks, cells, channels: 0, rwlocks: 0, rendezvous: 0 }
+        Program { threads, atomics, locks, cells, channels: 0, rwlocks: 0, rendezvous: 0, relaxed: false }
     }
 
     /// A program of at most 5 instructions that also signals and waits on
@@ -165,6 +167,7 @@ impl Program {
                 channels,
                 rwlocks: 0,
                 rendezvous: 0,
+                relaxed: false,
             };
             if program.threads.iter().map(Vec::len).sum::<usize>() <= 5 {
                 return program;
@@ -203,6 +206,7 @@ impl Program {
                 channels: 0,
                 rwlocks: 1,
                 rendezvous: 1,
+                relaxed: false,
             };
             if program.threads.iter().map(Vec::len).sum::<usize>() <= 5 {
                 return program;
@@ -231,16 +235,17 @@ impl Program {
                 let (body, atomics, locks, cells) = (body.clone(), atomics.clone(), locks.clone(), cells.clone());
                 let (conds, senders, receivers) = (conds.clone(), senders.clone(), receivers.clone());
                 let (rwlocks, meeting, waiting) = (rwlocks.clone(), meeting.clone(), waiting.clone());
+                let order = if self.relaxed { Ordering::Relaxed } else { Ordering::SeqCst };
                 thread::spawn(move || {
                     let mut reg = 0u32;
                     let mut seen = Vec::new();
                     for ins in body {
                         match ins {
-                            Ins::Load(a) => reg = atomics[a].load(Ordering::SeqCst),
-                            Ins::Store(a, k) => atomics[a].store(reg + k, Ordering::SeqCst),
-                            Ins::FetchAdd(a, k) => reg = atomics[a].fetch_add(k, Ordering::SeqCst),
+                            Ins::Load(a) => reg = atomics[a].load(order),
+                            Ins::Store(a, k) => atomics[a].store(reg + k, order),
+                            Ins::FetchAdd(a, k) => reg = atomics[a].fetch_add(k, order),
                             Ins::Cas(a) => {
-                                let ok = atomics[a].compare_exchange(reg, reg + 1, Ordering::SeqCst, Ordering::SeqCst);
+                                let ok = atomics[a].compare_exchange(reg, reg + 1, order, order);
                                 reg = u32::from(ok.is_ok());
                             }
                             Ins::Locked(l) => {
