@@ -109,15 +109,7 @@ fn dpor_reaches_every_outcome_dfs_reaches() {
         let program = Program::generate(&mut g);
         let (dfs, expected) = outcomes(&program, SearchStrategy::Dfs, 0);
         assert!(dfs.exhausted && !dfs.is_failure(), "{program:?}\n{dfs}");
-        let (dpor, got) = outcomes(&program, SearchStrategy::Dpor, 0);
-        assert!(dpor.exhausted && !dpor.is_failure(), "{program:?}\n{dpor}");
-        assert_eq!(
-            got,
-            expected,
-            "outcomes differ for {program:?}: missing {:?}",
-            expected.difference(&got).collect::<Vec<_>>()
-        );
-        assert!(dpor.executions <= dfs.executions, "{program:?}: dpor {} vs dfs {}", dpor.executions, dfs.executions);
+        let dpor = dpor_agrees_with_dfs(&program, &dfs, &expected, outcomes(&program, SearchStrategy::Dpor, 0));
         // The rarest kind of bug: the last outcome in order, reached by
         // few schedules. Both searches must find it.
         let bad = expected.iter().next_back().unwrap();
@@ -174,6 +166,24 @@ fn shards_together_reach_every_outcome_the_whole_search_reaches() {
     // What the full expansion before the split costs DPOR on programs this
     // small (on a search of 10^5 executions, BENCHMARKS.md, much less).
     assert_eq!((dpor_total, sharded_total), (1750, 3136));
+}
+
+/// Asserts that DPOR's exploration of `program` (its report and outcomes,
+/// `dpor`) exhausted its space and reached exactly DFS's outcomes,
+/// `expected`, in no more executions than DFS's report `dfs`; returns
+/// DPOR's report.
+#[track_caller]
+fn dpor_agrees_with_dfs(
+    program: &dyn std::fmt::Debug,
+    dfs: &Report,
+    expected: &BTreeSet<Vec<u32>>,
+    dpor: (Report, BTreeSet<Vec<u32>>),
+) -> Report {
+    let (dpor, got) = dpor;
+    assert!(dpor.exhausted && !dpor.is_failure(), "{program:?}\n{dpor}");
+    assert_eq!(&got, expected, "dpor misses {:?} in {program:?}", expected.difference(&got).collect::<Vec<_>>());
+    assert!(dpor.executions <= dfs.executions, "{program:?}: dpor {} vs dfs {}", dpor.executions, dfs.executions);
+    dpor
 }
 
 /// Asserts that cb-por, run on `program` by `explore`, reaches at `bound`
@@ -404,10 +414,7 @@ fn the_reductions_agree_on_reference_counting_programs() {
             continue;
         }
         checked += 1;
-        let (dpor, got) = ref_outcomes(&program, SearchStrategy::Dpor, 0);
-        assert!(dpor.exhausted && !dpor.is_failure(), "{program:?}\n{dpor}");
-        assert_eq!(got, expected, "dpor misses {:?} in {program:?}", expected.difference(&got).collect::<Vec<_>>());
-        assert!(dpor.executions <= dfs.executions, "{program:?}: dpor {} vs dfs {}", dpor.executions, dfs.executions);
+        let dpor = dpor_agrees_with_dfs(&program, &dfs, &expected, ref_outcomes(&program, SearchStrategy::Dpor, 0));
         dfs_total += dfs.executions;
         dpor_total += dpor.executions;
         for bound in 0..=2 {
@@ -437,9 +444,7 @@ fn the_reductions_reach_every_outcome_under_relaxed_atomics() {
         assert!(dfs.exhausted && !dfs.is_failure(), "{program:?}\n{dfs}");
         assert!(expected.is_superset(&seq_cst), "{program:?}");
         weaker += usize::from(expected.len() > seq_cst.len());
-        let (dpor, got) = outcomes(&program, SearchStrategy::Dpor, 0);
-        assert!(dpor.exhausted && !dpor.is_failure(), "{program:?}\n{dpor}");
-        assert_eq!(got, expected, "dpor misses {:?} in {program:?}", expected.difference(&got).collect::<Vec<_>>());
+        dpor_agrees_with_dfs(&program, &dfs, &expected, outcomes(&program, SearchStrategy::Dpor, 0));
         for bound in 0..=2 {
             cb_por_agrees_with_icb(&program, bound, |s, b| outcomes(&program, s, b));
         }

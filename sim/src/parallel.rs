@@ -112,18 +112,20 @@ fn merge(reports: Vec<Report>) -> Report {
     let stopped = reports.iter().find_map(|r| r.stopped);
     let states = reports.iter().filter_map(|r| r.states).max();
     let hapset_pairs = reports.iter().filter_map(|r| r.hapset_pairs).max();
-    let mut report = reports.into_iter().nth(winner).expect("a winner among the reports");
-    report.executions = executions;
-    report.pruned = pruned;
-    report.randomized = randomized;
-    report.elsewhere = elsewhere;
-    report.exhausted = exhausted;
-    report.bounded = bounded;
-    report.completed_bound = completed_bound;
-    report.longest = longest;
-    report.stopped = stopped;
-    report.states = states;
-    report.hapset_pairs = hapset_pairs;
-    report.workers = workers;
-    report
+    let first = reports.into_iter().nth(winner).expect("a winner among the reports");
+    Report {
+        executions,
+        pruned,
+        randomized,
+        elsewhere,
+        exhausted,
+        bounded,
+        completed_bound,
+        longest,
+        stopped,
+        states,
+        hapset_pairs,
+        workers,
+        ..first
+    }
 }

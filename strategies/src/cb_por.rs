@@ -267,7 +267,7 @@ impl CbPor {
             exhausted: false,
             cut_by_bound: false,
             budget: 0,
-            split: Split::new(Shard::WHOLE),
+            split: Split::default(),
             elsewhere: false,
         }
     }

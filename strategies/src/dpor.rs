@@ -127,7 +127,7 @@ pub struct Dpor {
     /// after it).
     last_pending: Vec<Option<Pending>>,
     /// The part of the space this search explores ([`Dpor::sharded`]).
-    split: Option<Split>,
+    split: Split,
     /// Whether the execution that just ended is another shard's.
     elsewhere: bool,
 }
@@ -167,12 +167,12 @@ impl Dpor {
     pub fn sharded(shard: Shard) -> Dpor {
         // Every decision above the cut is explored in full: a shallower
         // cut than a depth-first search's.
-        Dpor { split: Some(Split::with_fanout(shard, 64)), ..Dpor::default() }
+        Dpor { split: Split::with_fanout(shard, 64), ..Dpor::default() }
     }
 
     /// Whether the running execution is another shard's: it ends here.
     fn cut(&self) -> bool {
-        self.split.is_some_and(|s| s.is_elsewhere())
+        self.split.is_elsewhere()
     }
 
     /// Adds a new node at the current depth.
@@ -181,7 +181,7 @@ impl Dpor {
         let mut backtrack = ActorSet::default();
         if let Kind::Actor { enabled } = &kind {
             backtrack.insert(ActorId::from_index(chosen as usize));
-            if self.split.is_some_and(|s| s.undecided()) {
+            if self.split.undecided() {
                 // Before the owner is known every order is explored.
                 for a in enabled.iter() {
                     backtrack.insert(a);
@@ -361,9 +361,7 @@ impl Strategy for Dpor {
         self.depth = 0;
         self.next_sleep.clear();
         self.blocked = false;
-        if let Some(split) = &mut self.split {
-            split.begin();
-        }
+        self.split.begin();
         if !self.started {
             self.started = true;
             self.history.clear();
@@ -385,9 +383,7 @@ impl Strategy for Dpor {
                 Kind::Actor { enabled } if enabled.equals(point.enabled) => Ok(chosen),
                 _ => Err(self.mismatch()),
             };
-            if let Some(split) = &mut self.split {
-                split.take(chosen.index() as u32, point.enabled.len());
-            }
+            self.split.take(chosen.index() as u32, point.enabled.len());
             return result;
         }
         if self.blocked || self.cut() {
@@ -408,9 +404,7 @@ impl Strategy for Dpor {
         self.last_pending.clear();
         self.last_pending.extend(point.actors.iter().map(|v| v.pending));
         self.push_node(Kind::Actor { enabled: ActorSet::of(point.enabled) }, chosen.index() as u32);
-        if let Some(split) = &mut self.split {
-            split.take(chosen.index() as u32, point.enabled.len());
-        }
+        self.split.take(chosen.index() as u32, point.enabled.len());
         Ok(chosen)
     }
 
@@ -421,18 +415,14 @@ impl Strategy for Dpor {
                 Kind::Value { alternatives } if alternatives as usize == point.alternatives => Ok(chosen as usize),
                 _ => Err(self.mismatch()),
             };
-            if let Some(split) = &mut self.split {
-                split.take(chosen, point.alternatives);
-            }
+            self.split.take(chosen, point.alternatives);
             return result;
         }
         if self.cut() {
             return Err(ChoiceError::Redundant);
         }
         self.push_node(Kind::Value { alternatives: point.alternatives as u32 }, 0);
-        if let Some(split) = &mut self.split {
-            split.take(0, point.alternatives);
-        }
+        self.split.take(0, point.alternatives);
         Ok(0)
     }
 
@@ -465,7 +455,7 @@ impl Strategy for Dpor {
     }
 
     fn end_execution(&mut self, outcome: &Outcome) {
-        self.elsewhere = self.split.as_mut().is_some_and(Split::end);
+        self.elsewhere = self.split.end();
         // A failing execution covers nothing (see `hapset.rs`).
         if let Some(coverage) = self.coverage.as_deref().filter(|_| outcome.is_pass()) {
             lock(coverage).add_execution(&self.history);

@@ -87,6 +87,13 @@ pub(crate) struct Split {
     owned: Option<bool>,
 }
 
+impl Default for Split {
+    /// The whole space: nothing is cut.
+    fn default() -> Split {
+        Split::new(Shard::WHOLE)
+    }
+}
+
 impl Split {
     /// How many prefixes per shard the space is cut into, at least: more
     /// spreads the work more evenly, and costs each shard one cut
