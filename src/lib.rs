@@ -173,8 +173,8 @@ pub use production::check;
 #[cfg(feature = "sim")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub use samaritan_sim::{
-    BlockedActor, Budget, CycleStep, Deadlock, Failure, MemoryModel, Op, Outcome, RaceAccess, Schedule, Shard,
-    ShardError, Shrink, Size, TokenError, Trace, TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
+    BlockedActor, Budget, CycleStep, Deadlock, Failure, MemoryModel, Op, Outcome, RaceAccess, ReadFrom, Schedule,
+    Shard, ShardError, Shrink, Size, TokenError, Trace, TraceError, TraceLine, TOKEN_VERSION, TRACE_VERSION,
 };
 
 /// What [`Builder::explore`] returns (and what [`check`] panics with on a

@@ -3,7 +3,7 @@
 //! mutated inputs; `fuzz/` has the cargo-fuzz targets for longer runs).
 #![cfg(feature = "sim")]
 
-use samaritan::{Op, Schedule, Trace, TraceLine};
+use samaritan::{Op, ReadFrom, Schedule, Trace, TraceLine};
 
 /// A small deterministic generator (xorshift64*).
 struct Gen(u64);
@@ -40,6 +40,13 @@ fn random_trace(g: &mut Gen) -> Trace {
                 location: g.text(),
                 value: (op == Op::Choose).then(|| g.next() as u32),
                 preempt: g.below(3) == 0,
+                read: (op != Op::Choose && g.below(2) == 0).then(|| {
+                    let value = ["0", "-1", "true", "null"].get(g.below(5)).map(|v| v.to_string());
+                    let store = (g.below(3) != 0).then(|| (g.text(), g.text()));
+                    // Only a store made by a thread can be an RMW's.
+                    let rmw = store.is_some() && g.below(2) == 0;
+                    ReadFrom { value, store, rmw }
+                }),
             }
         })
         .collect();

@@ -204,5 +204,5 @@ fn a_persisted_failure_survives_moved_code_and_says_how_changed_code_differs() {
     assert!(note[0].ends_with("schedule does not fit the program at step 8: the schedule replays, but the operations differ from those it was recorded with: the program changed since the token was made"), "{changed}");
     assert_eq!(note[1], "  first step that differs: 0");
     assert!(note[2].starts_with("    then:    0  main  spawn             -         tests/persist.rs:"), "{changed}");
-    assert!(note[3].starts_with("    now:     0  main  rmw               Atomic#0  tests/persist.rs:"), "{changed}");
+    assert!(note[3].starts_with("    now:     0  main  rmw=0             Atomic#0  tests/persist.rs:"), "{changed}");
 }

@@ -120,6 +120,53 @@ fn message_passing_through_fences() {
     assert_eq!(got.set, set(&[&[0, 0], &[0, 1], &[1, 1]]));
 }
 
+/// A read under the C11 model says, in the trace, which store it read.
+#[test]
+fn a_weak_memory_failure_says_which_store_each_load_read() {
+    let data_line = line!() + 6;
+    let flag_line = line!() + 5;
+    let report = Builder::new().strategy(SearchStrategy::Dfs).explore(|| {
+        let (a, b) = pair();
+        let t = thread::spawn(move || {
+            b.0.store(42, Relaxed);
+            b.1.fetch_add(1, Relaxed);
+        });
+        if a.1.load(Relaxed) == 1 {
+            assert_eq!(a.0.load(Relaxed), 42, "the data is published with a Relaxed flag");
+        }
+        t.join().unwrap();
+    });
+    let report = report.unwrap();
+    let failure = report.failure.as_ref().expect("the stale read is found");
+    let at = |line: u32| format!("tests/weak_memory.rs:{line}:17");
+    // (thread, operation with the value read, which store, whether an RMW's).
+    let reads: Vec<_> = failure
+        .trace
+        .lines
+        .iter()
+        .filter_map(|l| {
+            let r = l.read.as_ref()?;
+            Some((l.actor.as_str(), format!("{}={}", l.op, r.value.as_deref()?), r.store.clone(), r.rmw))
+        })
+        .collect();
+    assert_eq!(
+        reads,
+        [
+            ("t1", "rmw=0".to_string(), None, false),
+            ("main", "load=1".to_string(), Some((at(flag_line), "t1".to_string())), true),
+            ("main", "load=0".to_string(), None, false),
+        ],
+        "{report}"
+    );
+    let text = failure.trace.to_string();
+    assert!(text.contains(&format!("(from rmw at {} by t1)", at(flag_line))), "{text}");
+    assert!(text.contains("load=0") && text.contains("(from the initial value)"), "{text}");
+    // The store the stale load did not read is in the trace too.
+    assert!(text.contains(&at(data_line)), "{text}");
+    // The format is versioned, and the annotated trace reads back.
+    assert_eq!(samaritan::Trace::parse(&failure.trace.to_file()).as_ref(), Ok(&failure.trace));
+}
+
 #[test]
 fn load_buffering_is_out_of_scope() {
     // RC11 allows [1, 1] (each load reads the other thread's later store);

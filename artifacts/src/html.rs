@@ -11,7 +11,8 @@
 //! well-formed XHTML (an XML parser reads it). Its structure is stable for
 //! tools and tests: lanes are `div.lane`, step rows `div.row.step` (with
 //! `data-step`), the elided middle of a long trace `div.row.gap`, marks
-//! `span.mark.preempt`, `span.mark.yield` and `span.mark.block`, and edges
+//! `span.mark.preempt`, `span.mark.yield`, `span.mark.block` and
+//! `span.mark.read` (the thread whose store an atomic read read), and edges
 //! `path.edge` (with `data-from` and `data-to`).
 
 use std::collections::HashMap;
@@ -163,7 +164,8 @@ fn legend(page: &mut String) {
     page.push_str(
         "<p class=\"legend\"><span class=\"mark preempt\">preempt</span> switched away from a thread that could \
          have gone on <span class=\"mark yield\">yield</span> gave up the processor <span class=\"mark block\">\
-         may wait</span> an operation that can block <span class=\"arrow\">→</span> the previous step on the same \
+         may wait</span> an operation that can block <span class=\"mark read\">from t1</span> an atomic read \
+         read t1's store <span class=\"arrow\">→</span> the previous step on the same \
          object was another thread's (happens-before); hover a step for its source line</p>\n",
     );
 }
@@ -278,12 +280,20 @@ struct StepRow<'a> {
 /// Writes the row of one step.
 fn step_row(page: &mut String, row: StepRow<'_>, colour_of: &dyn Fn(&str) -> &'static str) {
     let StepRow { index, line, top, lane, lanes } = row;
-    let op = match line.value {
-        Some(v) => format!("{}={v}", line.op),
-        None => line.op.to_string(),
+    let op = match (line.value, line.read.as_ref().and_then(|r| r.value.as_deref())) {
+        (Some(v), _) => format!("{}={v}", line.op),
+        (None, Some(read)) => format!("{}={read}", line.op),
+        (None, None) => line.op.to_string(),
     };
     let mut marks = String::new();
     let mut notes = Vec::new();
+    // Which store a read read: on hover (the lane is narrow), and as a
+    // short mark naming the writer.
+    let read_note = line.read.as_ref().map(|r| r.to_string());
+    if let Some(read) = &line.read {
+        let writer = read.store.as_ref().map_or("initial", |(_, actor)| actor.as_str());
+        let _ = write!(marks, "<span class=\"mark read\">from {}</span>", esc(writer));
+    }
     if line.preempt {
         marks.push_str("<span class=\"mark preempt\">preempt</span>");
         notes.push("preempting");
@@ -304,6 +314,9 @@ fn step_row(page: &mut String, row: StepRow<'_>, colour_of: &dyn Fn(&str) -> &'s
     let _ = write!(hover, " at {}", line.location);
     if !notes.is_empty() {
         let _ = write!(hover, " ({})", notes.join(", "));
+    }
+    if let Some(read) = &read_note {
+        let _ = write!(hover, " {read}");
     }
     let classes = if line.preempt { "cell preempted" } else { "cell" };
     let _ = writeln!(
@@ -457,6 +470,7 @@ svg.edges path.edge:hover { stroke-width: 3.2; opacity: 1; }
 .mark.preempt { background: #d62728; color: #ffffff; }
 .mark.yield { background: #dbe9fb; color: #1f5fa8; }
 .mark.block { background: #fdebd0; color: #9a5b00; }
+.mark.read { background: #e6f4ea; color: #1e6b34; }
 .row .where { position: absolute; top: 8px; font: 11px Menlo, Consolas, "DejaVu Sans Mono", monospace; color: #8a8a8a; white-space: nowrap; pointer-events: auto; padding-left: 12px; }
 .row.step:hover { background: rgba(31, 119, 180, 0.06); }
 .row.gap { text-align: center; font-size: 12px; color: #666666; line-height: 30px; background: repeating-linear-gradient(45deg, #f3f3f3, #f3f3f3 6px, #ffffff 6px, #ffffff 12px); }

@@ -199,6 +199,7 @@ fn line(index: usize, actor: &str, op: Op, object: Option<&str>, preempt: bool) 
         location,
         value: None,
         preempt,
+        read: None,
     }
 }
 

@@ -24,7 +24,7 @@ use crate::outcome::{BlockedActor, CycleStep, Deadlock, Outcome};
 use crate::progress::Progress;
 use crate::race::Races;
 use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
-use crate::trace::{location_string, Trace, TraceLine, TraceStep};
+use crate::trace::{location_string, ReadFrom, Trace, TraceLine, TraceRead, TraceStep};
 
 /// Settings that hold for every execution of an exploration.
 #[derive(Clone, Debug)]
@@ -76,6 +76,8 @@ pub(crate) struct Execution {
     pub(crate) objects: Vec<ObjectInfo>,
     pub(crate) schedule: Vec<u32>,
     pub(crate) trace: Vec<TraceStep>,
+    /// While tracing, which store each atomic read read, by step.
+    pub(crate) reads: Vec<TraceRead>,
     pub(crate) steps: u64,
     pub(crate) outcome: Option<Outcome>,
     pub(crate) teardown: bool,
@@ -136,6 +138,7 @@ impl Execution {
             objects: Vec::new(),
             schedule: Vec::new(),
             trace: Vec::new(),
+            reads: Vec::new(),
             steps: 0,
             outcome: None,
             teardown: false,
@@ -171,6 +174,7 @@ impl Execution {
         self.objects.clear();
         self.schedule.clear();
         self.trace.clear();
+        self.reads.clear();
         self.steps = 0;
         self.outcome = None;
         self.teardown = false;
@@ -707,6 +711,8 @@ impl Execution {
 
     /// Builds the readable trace of what has run so far.
     pub(crate) fn readable_trace(&self) -> Trace {
+        // `reads` is in step order: each step takes its note, if any.
+        let mut reads = self.reads.iter().peekable();
         let lines = self
             .trace
             .iter()
@@ -719,9 +725,21 @@ impl Execution {
                 location: location_string(s.location),
                 value: (s.op == Op::Choose).then_some(s.value),
                 preempt: s.preempt,
+                read: reads.next_if(|r| r.step == index).map(|r| self.read_from(r)),
             })
             .collect();
         Trace { lines }
+    }
+
+    /// What the trace says of a read: the value, when the object's
+    /// primitive shows its values, and which store it was.
+    fn read_from(&self, read: &TraceRead) -> ReadFrom {
+        let show = self.objects.get(read.object.index()).and_then(|o| o.show);
+        ReadFrom {
+            value: show.and_then(|show| show(read.origin.bits)),
+            store: read.origin.store.map(|(actor, at)| (location_string(at), self.actor_name(actor))),
+            rmw: read.origin.rmw,
+        }
     }
 
     /// A fingerprint of what the trace did, step by step: each step's

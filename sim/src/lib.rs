@@ -57,7 +57,7 @@ pub use report::{Budget, Failure, Report, Shrink, Size};
 pub use schedule::{Replay, Schedule, TokenError, TOKEN_VERSION};
 pub use shard::{Shard, ShardError, MAX_SHARDS};
 pub use strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
-pub use trace::{Trace, TraceLine, TRACE_VERSION};
+pub use trace::{ReadFrom, Trace, TraceLine, TRACE_VERSION};
 pub use trace_parse::TraceError;
 
 #[cfg(test)]

@@ -63,10 +63,12 @@
 //! - No store is ever placed between an RMW and the store it read: for
 //!   every RMW at index `i > 0`, `stores[i - 1]` is the store it read.
 
+use std::panic::Location;
 use std::sync::atomic::Ordering;
 
 use crate::op::ActorId;
 use crate::race::{join, Clock, Races};
+use crate::trace::Origin;
 
 /// One store in a location's modification order.
 #[derive(Debug)]
@@ -82,6 +84,8 @@ struct Store {
     /// Position in `S` of a SeqCst store (1, 2, ...); 0 when not SeqCst.
     sc: u32,
     rmw: bool,
+    /// Where the store was made; `None` for the initial value.
+    location: Option<&'static Location<'static>>,
 }
 
 /// One atomic's history in the running execution.
@@ -195,7 +199,16 @@ impl Memory {
         loc.live = true;
         loc.stores.clear();
         loc.prune_at = 8;
-        let initial = Store { value, actor: 0, time: 0, seen: Vec::new(), message: Clock::new(), sc: 0, rmw: false };
+        let initial = Store {
+            value,
+            actor: 0,
+            time: 0,
+            seen: Vec::new(),
+            message: Clock::new(),
+            sc: 0,
+            rmw: false,
+            location: None,
+        };
         loc.stores.push(initial);
     }
 
@@ -276,6 +289,13 @@ impl Memory {
         self.locations[o].stores[index].value
     }
 
+    /// Which store `index` of `o` is, for the trace.
+    pub(crate) fn origin(&self, o: usize, index: usize) -> Origin {
+        let s = &self.locations[o].stores[index];
+        let store = s.location.map(|at| (ActorId::from_index(s.actor as usize), at));
+        Origin { bits: s.value, store, rmw: s.rmw }
+    }
+
     /// The index of the newest store of `o`.
     pub(crate) fn newest(&self, o: usize) -> usize {
         self.locations[o].stores.len() - 1
@@ -319,7 +339,8 @@ impl Memory {
 
     /// `actor` writes `value` to `o` with `order`, at index `at` in `mo`
     /// (a read-modify-write: right after the newest store, which it read,
-    /// continuing its release sequence). Returns the newest value.
+    /// continuing its release sequence), from `location`. Returns the
+    /// newest value.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn write(
         &mut self,
@@ -329,6 +350,7 @@ impl Memory {
         value: u64,
         order: Ordering,
         rmw: bool,
+        location: &'static Location<'static>,
         races: &mut Races,
     ) -> u64 {
         let a = actor.index();
@@ -354,7 +376,8 @@ impl Memory {
         } else {
             0
         };
-        let store = Store { value, actor: a as u32, time, seen: Vec::new(), message, sc, rmw };
+        let store =
+            Store { value, actor: a as u32, time, seen: Vec::new(), message, sc, rmw, location: Some(location) };
         self.locations[o].stores.insert(at, store);
         if tracking && releases(order) {
             races.next_epoch(a);

@@ -15,4 +15,14 @@ pub(crate) struct ObjectInfo {
     /// own synchronization ([`crate::memory`]): the race detector's
     /// per-object rule does not apply to its steps.
     pub(crate) memory: bool,
+    /// How the trace shows a value this object holds (an atomic's, as the
+    /// memory model's 64 bits); `None`: values are not shown.
+    pub(crate) show: Option<fn(u64) -> Option<String>>,
+}
+
+impl ObjectInfo {
+    /// A fresh object of `kind`: held by nobody, standing for no actor.
+    pub(crate) fn new(kind: &'static str) -> ObjectInfo {
+        ObjectInfo { kind, holders: Vec::new(), actor: None, memory: false, show: None }
+    }
 }

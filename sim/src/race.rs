@@ -534,7 +534,7 @@ mod tests {
     /// Main spawns t1; `t1` then writes a fresh cell, and main writes it
     /// after the step `op` on object 0 by t1 and a load of it by main.
     fn write_after(op: Op) -> bool {
-        let objects = [ObjectInfo { kind: "Atomic", holders: Vec::new(), actor: None, memory: false }];
+        let objects = [ObjectInfo::new("Atomic")];
         let mut races = Races::default();
         races.spawn(MAIN, 1);
         let cell = races.register_cell("UnsafeCell");
@@ -552,10 +552,7 @@ mod tests {
 
     #[test]
     fn a_logged_prefix_gives_the_clocks_live_tracking_gives() {
-        let objects = [
-            ObjectInfo { kind: "Thread", holders: Vec::new(), actor: Some(T1), memory: false },
-            ObjectInfo { kind: "Mutex", holders: Vec::new(), actor: None, memory: false },
-        ];
+        let objects = [ObjectInfo { actor: Some(T1), ..ObjectInfo::new("Thread") }, ObjectInfo::new("Mutex")];
         let (thread, mutex) = (ObjectId(0), ObjectId(1));
         let events = |races: &mut Races| {
             races.spawn(MAIN, 1);

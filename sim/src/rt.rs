@@ -65,7 +65,7 @@ impl ObjectSlot {
                 return (ObjectId((packed & 0xff_ffff) as u32), false);
             }
             let index = e.objects.len() as u64;
-            e.objects.push(crate::execution::ObjectInfo { kind, holders: Vec::new(), actor: None, memory: false });
+            e.objects.push(crate::execution::ObjectInfo::new(kind));
             self.packed.store(e.generation << 24 | index, Ordering::Relaxed);
             (ObjectId(index as u32), true)
         })
@@ -617,23 +617,56 @@ fn live_clocks(e: &mut crate::execution::Execution, me: ActorId) {
     }
 }
 
+/// Says how the trace shows the values atomic `object` holds (the memory
+/// model's 64 bits): `show` returns the text, or `None` for a value that
+/// would not read the same from run to run (an address). Without it, a
+/// read's trace line names the store it read but not the value.
+pub fn show_values(object: ObjectId, show: fn(u64) -> Option<String>) {
+    with_exec(|cell| {
+        if let Some(info) = cell.borrow_mut().objects.get_mut(object.index()) {
+            info.show = Some(show);
+        }
+    });
+}
+
+/// While tracing, notes which store the read of `object` whose step was
+/// the last one traced read: store `index` of its history.
+fn note_read(e: &mut crate::execution::Execution, object: ObjectId, step: Option<usize>, index: usize) {
+    if let Some(step) = step {
+        let origin = e.memory.origin(object.index(), index);
+        e.reads.push(crate::trace::TraceRead { step, object, origin });
+    }
+}
+
+/// The index of the step just traced (the access's own, since the memory
+/// model runs right after it), when tracing.
+fn traced_step(e: &crate::execution::Execution) -> Option<usize> {
+    if e.config.tracing {
+        e.trace.len().checked_sub(1)
+    } else {
+        None
+    }
+}
+
 /// Reads atomic `object` with `order` after its [`Op::Load`] step: which
 /// store it reads is an explored choice among those the C11 model allows
 /// (0 = the newest). `current` is the primitive's real value; returns the
 /// value read.
 pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'static Location<'static>) -> u64 {
     let sc = order == Ordering::SeqCst;
-    let Some((me, count, value)) = with_exec(|cell| {
+    let Some((me, count, step, value)) = with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let me = memory_begin(e, object, current)?;
+        let step = traced_step(e);
         let count = e.memory.readable(object.index(), me, &e.race, sc);
         // No choice: read the newest store at once.
         let value = (count == 1).then(|| {
             let newest = e.memory.newest(object.index());
+            note_read(e, object, step, newest);
             e.memory.read(object.index(), me, newest, order, &mut e.race)
         });
-        Some((me, count, value))
+        Some((me, count, step, value))
     })
     .flatten() else {
         return current;
@@ -646,6 +679,7 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let index = e.memory.newest(object.index()) - k;
+        note_read(e, object, step, index);
         e.memory.read(object.index(), me, index, order, &mut e.race)
     })
     .unwrap_or(current)
@@ -678,7 +712,7 @@ pub fn atomic_store(
     with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
-        e.memory.write(object.index(), me, places[k], value, order, false, &mut e.race)
+        e.memory.write(object.index(), me, places[k], value, order, false, location, &mut e.race)
     })
     .unwrap_or(value)
 }
@@ -703,10 +737,11 @@ pub fn atomic_rmw(
     f: &mut dyn FnMut(u64) -> Option<u64>,
 ) -> (Result<u64, u64>, u64) {
     let mut candidates = Vec::new();
-    let Some(me) = with_exec(|cell| {
+    let Some((me, step)) = with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let me = memory_begin(e, object, current)?;
+        let step = traced_step(e);
         let o = object.index();
         match stale {
             Some(fails) => {
@@ -715,7 +750,7 @@ pub fn atomic_rmw(
             }
             None => candidates.push(e.memory.newest(o)),
         }
-        Some(me)
+        Some((me, step))
     })
     .flatten() else {
         return match f(current) {
@@ -736,11 +771,12 @@ pub fn atomic_rmw(
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let o = object.index();
+        note_read(e, object, step, index);
         match outcome {
             Some(new) => {
                 e.memory.read(o, me, index, success, &mut e.race);
                 let at = e.memory.newest(o) + 1;
-                let now = e.memory.write(o, me, at, new, success, true, &mut e.race);
+                let now = e.memory.write(o, me, at, new, success, true, location, &mut e.race);
                 (Ok(read), now)
             }
             None => {
@@ -764,7 +800,7 @@ pub fn sc_fence_object() -> Option<ObjectId> {
             return object;
         }
         let object = ObjectId(e.objects.len() as u32);
-        e.objects.push(crate::execution::ObjectInfo { kind: "Fence", holders: Vec::new(), actor: None, memory: true });
+        e.objects.push(crate::execution::ObjectInfo { memory: true, ..crate::execution::ObjectInfo::new("Fence") });
         e.memory.fence_object = Some(object);
         object
     })

@@ -1,20 +1,25 @@
 //! The readable record of an execution: one line per step.
 //!
-//! Format, version 1 ([`TRACE_VERSION`]), one line per step, fields
+//! Format, version 2 ([`TRACE_VERSION`]), one line per step, fields
 //! separated by whitespace:
 //!
 //! ```text
-//! index  actor  op[=value]  object  location  [<- preempt]  [(yield)]
+//! index  actor  op[=value]  object  location  [<- preempt]  [(yield)]  [(from ...)]
 //! ```
 //!
 //! `object` is `-` when there is none; `value` is given for data choices
-//! (`choose=1`). `<- preempt` marks a switch away from an actor that could
-//! have gone on, `(yield)` a yielding operation. An actor, object or
+//! (`choose=1`) and for the value an atomic read read (`load=42`).
+//! `<- preempt` marks a switch away from an actor that could have gone
+//! on, `(yield)` a yielding operation. An atomic read under the C11 memory
+//! model says which store it read: `(from store at LOCATION by THREAD)`
+//! (`rmw` for a read-modify-write's store) or `(from the initial value)`;
+//! a pointer's value is not shown, only its store. An actor, object or
 //! location that is empty, holds whitespace or a control character, or
 //! starts with `"`, `-`, `<` or `(`, is written as a Rust string literal
 //! (`"my thread"`), so that every line reads back exactly
 //! ([`Trace::parse`](crate::Trace::parse)). A file may start with the line
-//! `# samaritan trace v1`; other lines starting with `#` are comments.
+//! `# samaritan trace v2`; other lines starting with `#` are comments.
+//! Version 1 is version 2 without reads' values and marks; both are read.
 
 use std::fmt;
 use std::panic::Location;
@@ -31,6 +36,56 @@ pub(crate) struct TraceStep {
     /// The value picked when `op` is [`Op::Choose`].
     pub(crate) value: u32,
     pub(crate) preempt: bool,
+}
+
+/// Which store a read read, for the trace (`Memory::origin`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Origin {
+    /// The value it stored.
+    pub(crate) bits: u64,
+    /// Its writer and where it was made; `None` for the initial value.
+    pub(crate) store: Option<(ActorId, &'static Location<'static>)>,
+    /// Whether it was a read-modify-write.
+    pub(crate) rmw: bool,
+}
+
+/// Which store an atomic read read, as recorded while tracing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TraceRead {
+    /// The index of the read's step.
+    pub(crate) step: usize,
+    pub(crate) object: ObjectId,
+    pub(crate) origin: Origin,
+}
+
+/// Which store an atomic read read, under the C11 memory model: the
+/// `load=0 (from store at a.rs:3:5 by t1)` of a trace line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadFrom {
+    /// The value read, as the atomic's type shows it (`42`, `-1`, `true`,
+    /// `null`); `None` where it would not be the same from run to run (a
+    /// pointer's address).
+    pub value: Option<String>,
+    /// The store's `file:line:column` and the thread that made it; `None`
+    /// for the atomic's initial value (or one written through `get_mut`
+    /// or `as_ptr`, which happens before every thread's access).
+    pub store: Option<(String, String)>,
+    /// Whether the store was a read-modify-write's.
+    pub rmw: bool,
+}
+
+impl fmt::Display for ReadFrom {
+    /// Writes the mark: `(from store at LOCATION by THREAD)`, `rmw` for a
+    /// read-modify-write's store, or `(from the initial value)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.store {
+            Some((location, actor)) => {
+                let kind = if self.rmw { "rmw" } else { "store" };
+                write!(f, "(from {kind} at {} by {})", field(location), field(actor))
+            }
+            None => f.write_str("(from the initial value)"),
+        }
+    }
 }
 
 /// One line of a [`Trace`].
@@ -50,6 +105,9 @@ pub struct TraceLine {
     pub value: Option<u32>,
     /// Whether the step preempted an actor that could have gone on.
     pub preempt: bool,
+    /// For an atomic read under the C11 memory model, which store it read
+    /// (format version 2).
+    pub read: Option<ReadFrom>,
 }
 
 /// The readable trace of one execution.
@@ -111,7 +169,7 @@ impl Trace {
 
 /// The trace format version [`Trace`]'s `Display` writes and
 /// [`Trace::parse`](crate::Trace::parse) reads.
-pub const TRACE_VERSION: u32 = 1;
+pub const TRACE_VERSION: u32 = 2;
 
 /// Writes `text` as one field: bare when it reads back as itself, else as
 /// a Rust string literal.
@@ -138,11 +196,14 @@ impl fmt::Display for Trace {
         let actor_w = self.lines.iter().map(|l| field(&l.actor).chars().count()).max().unwrap_or(4).max(4);
         let object_w =
             self.lines.iter().map(|l| l.object.as_deref().map_or(1, |o| field(o).chars().count())).max().unwrap_or(1);
+        let op_text = |line: &TraceLine| match (line.value, line.read.as_ref().and_then(|r| r.value.as_deref())) {
+            (Some(v), _) => format!("{}={v}", line.op),
+            (None, Some(read)) => format!("{}={read}", line.op),
+            (None, None) => line.op.to_string(),
+        };
+        let op_w = self.lines.iter().map(|l| op_text(l).chars().count()).max().unwrap_or(16).max(16);
         for line in &self.lines {
-            let op = match line.value {
-                Some(v) => format!("{}={v}", line.op),
-                None => line.op.to_string(),
-            };
+            let op = op_text(line);
             let mut marks = String::new();
             if line.preempt {
                 marks.push_str("  <- preempt");
@@ -150,9 +211,12 @@ impl fmt::Display for Trace {
             if line.op.is_yield() {
                 marks.push_str("  (yield)");
             }
+            if let Some(read) = &line.read {
+                marks.push_str(&format!("  {read}"));
+            }
             writeln!(
                 f,
-                "{:>4}  {:<actor_w$}  {:<16}  {:<object_w$}  {}{}",
+                "{:>4}  {:<actor_w$}  {:<op_w$}  {:<object_w$}  {}{}",
                 line.index,
                 field(&line.actor),
                 op,

@@ -7,7 +7,7 @@
 use std::fmt;
 
 use crate::op::Op;
-use crate::trace::{Trace, TraceLine, TRACE_VERSION};
+use crate::trace::{ReadFrom, Trace, TraceLine, TRACE_VERSION};
 
 /// Why a trace could not be read.
 #[non_exhaustive]
@@ -28,7 +28,7 @@ impl fmt::Display for TraceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TraceError::UnsupportedVersion(v) => {
-                write!(f, "trace format {v:?} is not supported: this samaritan reads version {TRACE_VERSION}")
+                write!(f, "trace format {v:?} is not supported: this samaritan reads versions 1 to {TRACE_VERSION}")
             }
             TraceError::Line { line, problem } => write!(f, "trace line {line}: {problem}"),
         }
@@ -41,7 +41,8 @@ impl Trace {
     /// Reads a trace written by `Display` (or [`Trace::to_file`]).
     ///
     /// Blank lines and lines starting with `#` are skipped, except a
-    /// version line `# samaritan trace vN`, which must name version 1. A
+    /// version line `# samaritan trace vN`, which must name version 1 or 2
+    /// (version 1 has no reads' marks, and reads back the same). A
     /// report's trace with elided steps (`... N steps not shown ...`)
     /// cannot be read back.
     pub fn parse(text: &str) -> Result<Trace, TraceError> {
@@ -50,7 +51,7 @@ impl Trace {
             let number = number + 1;
             let line = raw.trim();
             if let Some(version) = line.strip_prefix("# samaritan trace ") {
-                if version != format!("v{TRACE_VERSION}") {
+                if !(1..=TRACE_VERSION).any(|v| version == format!("v{v}")) {
                     return Err(TraceError::UnsupportedVersion(version.to_string()));
                 }
                 continue;
@@ -78,22 +79,26 @@ fn parse_line(line: &str, expected: usize) -> Result<TraceLine, String> {
     }
     let actor = fields.next()?.ok_or("the thread is missing")?;
     let op = fields.next()?.ok_or("the operation is missing")?;
-    let (name, value) = match op.split_once('=') {
-        Some((name, value)) => {
-            (name.to_string(), Some(value.parse::<u32>().map_err(|_| format!("{value:?} is not a choice value"))?))
-        }
+    let (name, shown) = match op.split_once('=') {
+        Some((name, shown)) => (name.to_string(), Some(shown.to_string())),
         None => (op, None),
     };
     let op = Op::from_name(&name).ok_or_else(|| format!("{name:?} is not an operation"))?;
+    let value = match (&shown, op) {
+        (Some(v), Op::Choose) => Some(v.parse::<u32>().map_err(|_| format!("{v:?} is not a choice value"))?),
+        _ => None,
+    };
     let object = fields.next()?.ok_or("the object is missing")?;
     let object = (object != "-" || fields.quoted).then_some(object);
     let location = fields.next()?.ok_or("the location is missing")?;
-    let (mut preempt, mut yielded) = (false, false);
+    let (mut preempt, mut yielded, mut read) = (false, false, None);
     while let Some(mark) = fields.next()? {
         match mark.as_str() {
+            _ if read.is_some() => return Err(format!("{mark:?} follows the `(from ...)` mark, which ends a line")),
             "<-" if !preempt && fields.next()?.as_deref() == Some("preempt") => preempt = true,
             "(yield)" if !yielded => yielded = true,
-            other => return Err(format!("{other:?} is not a mark (expected `<- preempt` or `(yield)`)")),
+            "(from" if op != Op::Choose => read = Some(read_mark(&mut fields, shown.clone())?),
+            other => return Err(format!("{other:?} is not a mark (expected `<- preempt`, `(yield)` or `(from ...)`)")),
         }
     }
     if yielded != op.is_yield() {
@@ -102,7 +107,39 @@ fn parse_line(line: &str, expected: usize) -> Result<TraceLine, String> {
             ["not ", ""][usize::from(op.is_yield())]
         ));
     }
-    Ok(TraceLine { index, actor, op, object, location, value, preempt })
+    if op != Op::Choose && shown.is_some() && read.is_none() {
+        return Err(format!("{op} shows a value read but no `(from ...)` mark says which store it read"));
+    }
+    Ok(TraceLine { index, actor, op, object, location, value, preempt, read })
+}
+
+/// Reads the rest of a read's mark after `(from`: `store at LOCATION by
+/// THREAD)`, `rmw at ...`, or `the initial value)`; `value` is the value
+/// the operation field showed.
+fn read_mark(fields: &mut Fields<'_>, value: Option<String>) -> Result<ReadFrom, String> {
+    let bad = || "a read's mark is `(from store at LOCATION by THREAD)` or `(from the initial value)`".to_string();
+    let kind = fields.next()?.ok_or_else(bad)?;
+    let rmw = match kind.as_str() {
+        "the" => {
+            let rest = (fields.next()?, fields.next()?);
+            if rest != (Some("initial".to_string()), Some("value)".to_string())) {
+                return Err(bad());
+            }
+            return Ok(ReadFrom { value, store: None, rmw: false });
+        }
+        "store" => false,
+        "rmw" => true,
+        _ => return Err(bad()),
+    };
+    if fields.next()?.as_deref() != Some("at") {
+        return Err(bad());
+    }
+    let location = fields.next()?.ok_or_else(bad)?;
+    if fields.next()?.as_deref() != Some("by") {
+        return Err(bad());
+    }
+    let actor = fields.next_closing()?.ok_or_else(bad)?;
+    Ok(ReadFrom { value, store: Some((location, actor)), rmw })
 }
 
 /// The whitespace-separated fields of a line, quoted ones unescaped.
@@ -131,6 +168,29 @@ impl Fields<'_> {
         let (field, rest) = self.rest.split_at(end);
         self.rest = rest;
         Ok(Some(field.to_string()))
+    }
+}
+
+impl Fields<'_> {
+    /// The next field, which ends with the `)` closing a mark: `t1)` or
+    /// `"my thread")` give `t1` and `my thread`.
+    fn next_closing(&mut self) -> Result<Option<String>, String> {
+        self.rest = self.rest.trim_start();
+        let Some(quoted) = self.rest.strip_prefix('"') else {
+            let field = self.next()?;
+            return match field.as_deref().and_then(|f| f.strip_suffix(')')) {
+                Some(text) => Ok(Some(text.to_string())),
+                None => Err("a mark must end with `)`".to_string()),
+            };
+        };
+        let (text, used) = unquote(quoted)?;
+        let rest = quoted[used..].strip_prefix(')').ok_or("a mark must end with `)`")?;
+        if rest.chars().next().is_some_and(|c| !c.is_whitespace()) {
+            return Err("a mark must be followed by a space".to_string());
+        }
+        self.rest = rest;
+        self.quoted = true;
+        Ok(Some(text))
     }
 }
 
@@ -181,7 +241,13 @@ mod tests {
             location: location.to_string(),
             value: (op == Op::Choose).then_some(3),
             preempt,
+            read: None,
         }
+    }
+
+    fn read(value: Option<&str>, store: Option<(&str, &str)>, rmw: bool) -> Option<ReadFrom> {
+        let store = store.map(|(at, by)| (at.to_string(), by.to_string()));
+        Some(ReadFrom { value: value.map(str::to_string), store, rmw })
     }
 
     #[test]
@@ -202,6 +268,45 @@ mod tests {
     }
 
     #[test]
+    fn reads_say_which_store_they_read_and_read_back() {
+        let mut lines = vec![
+            line("main", Op::Load, Some("Atomic#1"), "a.rs:1:1", false),
+            line("t1", Op::Load, Some("Atomic#2"), "a.rs:2:1", true),
+            line("t1", Op::Rmw, Some("Atomic#2"), "a.rs:3:1", false),
+            line("t2", Op::CompareExchange, Some("Atomic#3"), "a.rs:4:1", false),
+            line("t2", Op::Load, Some("Atomic#3"), "a.rs:5:1", false),
+        ];
+        lines[0].read = read(Some("0"), None, false);
+        lines[1].read = read(Some("-7"), Some(("a.rs:9:5", "main")), false);
+        lines[2].read = read(Some("true"), Some(("dir x/a.rs:1:1", "my thread")), true);
+        lines[3].read = read(None, Some(("a.rs:8:8", "worker(1)")), false);
+        lines[4].read = read(Some("null"), Some(("-", "\"q\")")), true);
+        for (i, l) in lines.iter_mut().enumerate() {
+            l.index = i;
+        }
+        let trace = Trace { lines };
+        let text = trace.to_string();
+        assert_eq!(
+            text.lines().next(),
+            Some("   0  main  load=0            Atomic#1  a.rs:1:1  (from the initial value)")
+        );
+        assert_eq!(
+            text.lines().nth(2),
+            Some("   2  t1    rmw=true          Atomic#2  a.rs:3:1  (from rmw at \"dir x/a.rs:1:1\" by \"my thread\")")
+        );
+        assert!(text.contains("compare_exchange  Atomic#3  a.rs:4:1  (from store at a.rs:8:8 by worker(1))"), "{text}");
+        assert_eq!(Trace::parse(&trace.to_file()), Ok(trace.clone()));
+        assert_eq!(Trace::parse(&text), Ok(trace));
+    }
+
+    #[test]
+    fn a_version_1_trace_still_reads() {
+        let trace = Trace::parse("# samaritan trace v1\n0  main  load  Atomic#0  a.rs:1:1\n").unwrap();
+        assert_eq!(trace.lines[0].read, None);
+        assert_eq!(trace.lines[0].op, Op::Load);
+    }
+
+    #[test]
     fn bad_lines_are_named() {
         let cases = [
             ("0  main  fly  -  a.rs:1:1", "trace line 1: \"fly\" is not an operation"),
@@ -217,9 +322,29 @@ mod tests {
             ),
             (
                 "0  main  load  -  a.rs:1:1  <- later",
-                "trace line 1: \"<-\" is not a mark (expected `<- preempt` or `(yield)`)",
+                "trace line 1: \"<-\" is not a mark (expected `<- preempt`, `(yield)` or `(from ...)`)",
             ),
-            ("# samaritan trace v9", "trace format \"v9\" is not supported: this samaritan reads version 1"),
+            ("# samaritan trace v9", "trace format \"v9\" is not supported: this samaritan reads versions 1 to 2"),
+            (
+                "0  main  load=1  Atomic#0  a.rs:1:1",
+                "trace line 1: load shows a value read but no `(from ...)` mark says which store it read",
+            ),
+            (
+                "0  main  load=1  Atomic#0  a.rs:1:1  (from store at a.rs:1:1 by t1",
+                "trace line 1: a mark must end with `)`",
+            ),
+            (
+                "0  main  load=1  Atomic#0  a.rs:1:1  (from store in a.rs:1:1 by t1)",
+                "trace line 1: a read's mark is `(from store at LOCATION by THREAD)` or `(from the initial value)`",
+            ),
+            (
+                "0  main  load=1  Atomic#0  a.rs:1:1  (from the initial value)  <- preempt",
+                "trace line 1: \"<-\" follows the `(from ...)` mark, which ends a line",
+            ),
+            (
+                "0  main  choose=1  Atomic#0  a.rs:1:1  (from the initial value)",
+                "trace line 1: \"(from\" is not a mark (expected `<- preempt`, `(yield)` or `(from ...)`)",
+            ),
         ];
         for (text, message) in cases {
             assert_eq!(Trace::parse(text).unwrap_err().to_string(), message, "{text}");

@@ -140,6 +140,7 @@ pub fn line(index: usize, actor: &str, op: Op, object: Option<&str>, preempt: bo
         location: format!("src/model.rs:{}:9", 10 + index),
         value: None,
         preempt,
+        read: None,
     }
 }
 

@@ -39,17 +39,19 @@ impl Site {
         Site { slot: ObjectSlot::new(), spurious: StdAtomicBool::new(false) }
     }
 
-    /// Announces an access, if inside an execution; returns the object when
-    /// the access must then go through the memory model.
+    /// Announces an access to an atomic of `P`, if inside an execution;
+    /// returns the object when the access must then go through the memory
+    /// model.
     #[inline]
     #[track_caller]
-    fn access(&self, op: Op) -> Option<ObjectId> {
+    fn access<P: Bits>(&self, op: Op) -> Option<ObjectId> {
         if !rt::active() {
             return None;
         }
         let (object, fresh) = self.slot.id("Atomic");
         if fresh {
             self.spurious.store(false, Ordering::Relaxed);
+            rt::show_values(object, P::show);
         }
         rt::step(op, Some(object), Location::caller());
         rt::weak_memory().then_some(object)
@@ -132,6 +134,9 @@ pub fn compiler_fence(order: Ordering) {
 trait Bits: Copy {
     fn to_bits(self) -> u64;
     fn from_bits(bits: u64) -> Self;
+    /// The value as a trace shows what a load read: no whitespace, and
+    /// `None` when it would differ from run to run.
+    fn show(bits: u64) -> Option<String>;
 }
 
 macro_rules! bits {
@@ -143,6 +148,9 @@ macro_rules! bits {
                 }
                 fn from_bits(bits: u64) -> $prim {
                     bits as $prim
+                }
+                fn show(bits: u64) -> Option<String> {
+                    Some(<$prim as Bits>::from_bits(bits).to_string())
                 }
             }
         )*
@@ -158,6 +166,9 @@ impl Bits for bool {
     fn from_bits(bits: u64) -> bool {
         bits != 0
     }
+    fn show(bits: u64) -> Option<String> {
+        Some(<bool as Bits>::from_bits(bits).to_string())
+    }
 }
 
 // Pointers travel through the model as their address (exposing their
@@ -170,6 +181,10 @@ impl<T> Bits for *mut T {
     fn from_bits(bits: u64) -> *mut T {
         bits as usize as *mut T
     }
+    /// Null, or nothing: an address differs from run to run.
+    fn show(bits: u64) -> Option<String> {
+        (bits == 0).then(|| "null".to_string())
+    }
 }
 
 /// The accesses every atomic has, over its std atomic `$std` of `$prim`.
@@ -181,7 +196,7 @@ macro_rules! accesses {
             check_load(order);
             // The value is read after the step: another actor may store
             // before this one is scheduled.
-            let object = self.site.access(Op::Load);
+            let object = self.site.access::<$prim>(Op::Load);
             let current = self.inner.load(Ordering::SeqCst);
             match object {
                 Some(o) => Bits::from_bits(rt::atomic_load(o, current.to_bits(), order, Location::caller())),
@@ -193,7 +208,7 @@ macro_rules! accesses {
         #[track_caller]
         pub fn store(&self, value: $prim, order: Ordering) {
             check_store(order);
-            match self.site.access(Op::Store) {
+            match self.site.access::<$prim>(Op::Store) {
                 Some(o) => {
                     let current = self.inner.load(Ordering::SeqCst).to_bits();
                     let now = rt::atomic_store(o, current, value.to_bits(), order, Location::caller());
@@ -225,7 +240,7 @@ macro_rules! accesses {
         /// Stores a value, returning the previous one.
         #[track_caller]
         pub fn swap(&self, value: $prim, order: Ordering) -> $prim {
-            match self.site.access(Op::Rmw) {
+            match self.site.access::<$prim>(Op::Rmw) {
                 Some(o) => match self.modify(o, order, Ordering::Relaxed, None, &mut |_| Some(value)) {
                     Ok(v) | Err(v) => v,
                 },
@@ -243,7 +258,7 @@ macro_rules! accesses {
             failure: Ordering,
         ) -> Result<$prim, $prim> {
             check_failure(failure);
-            match self.site.access(Op::CompareExchange) {
+            match self.site.access::<$prim>(Op::CompareExchange) {
                 Some(o) => {
                     let stale = |bits: u64| <$prim as Bits>::from_bits(bits) != current;
                     self.modify(o, success, failure, Some(&stale), &mut |v| (v == current).then_some(new))
@@ -263,7 +278,7 @@ macro_rules! accesses {
             failure: Ordering,
         ) -> Result<$prim, $prim> {
             check_failure(failure);
-            match self.site.access(Op::CompareExchange) {
+            match self.site.access::<$prim>(Op::CompareExchange) {
                 Some(o) => {
                     let stale = |bits: u64| <$prim as Bits>::from_bits(bits) != current;
                     let mut f = |v: $prim| {
@@ -291,7 +306,7 @@ macro_rules! accesses {
             F: FnMut($prim) -> Option<$prim>,
         {
             check_failure(fetch);
-            match self.site.access(Op::Rmw) {
+            match self.site.access::<$prim>(Op::Rmw) {
                 Some(o) => self.modify(o, set, load_part(fetch), None, &mut f),
                 None => self.inner.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |v| f(v)),
             }
@@ -353,7 +368,7 @@ macro_rules! rmw {
                 /// Read-modify-write, returning the previous value.
                 #[track_caller]
                 pub fn $method(&self, value: $prim, order: Ordering) -> $prim {
-                    match self.site.access(Op::Rmw) {
+                    match self.site.access::<$prim>(Op::Rmw) {
                         Some(o) => {
                             // std's own arithmetic, on a scratch atomic.
                             let mut apply = |v: $prim| {
