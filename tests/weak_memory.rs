@@ -401,3 +401,69 @@ fn peterson_is_correct_with_seqcst_and_races_with_acquire_release() {
     let weak = peterson(Release, Acquire);
     assert!(matches!(weak.outcome, Outcome::DataRace { .. }), "{weak}");
 }
+
+/// A value initialized once under a lock and published by a flag, read
+/// without the lock once the flag is up (double-checked initialization).
+struct Published {
+    ready: AtomicBool,
+    init: samaritan::sync::Mutex<()>,
+    value: UnsafeCell<usize>,
+}
+
+// SAFETY: `value` is written once, under `init`, before `ready` is raised,
+// and read only after `ready` is seen up; whether the flag's orderings
+// make that a happens-before is what the race detector checks.
+unsafe impl Sync for Published {}
+
+impl Published {
+    fn get(&self, order: (Ordering, Ordering)) -> usize {
+        let (store, load) = order;
+        if !self.ready.load(load) {
+            let _guard = self.init.lock().unwrap();
+            if !self.ready.load(Relaxed) {
+                self.value.with_mut(|v| unsafe { *v = 42 });
+                self.ready.store(true, store);
+            }
+        }
+        // SAFETY: see the `Sync` impl.
+        self.value.with(|v| unsafe { *v })
+    }
+}
+
+fn lazy_publish(store: Ordering, load: Ordering) -> samaritan::Report {
+    lazy_publish_under(MemoryModel::Weak, store, load)
+}
+
+fn lazy_publish_under(model: MemoryModel, store: Ordering, load: Ordering) -> samaritan::Report {
+    let program = move || {
+        let lazy = Arc::new(Published {
+            ready: AtomicBool::new(false),
+            init: samaritan::sync::Mutex::new(()),
+            value: UnsafeCell::new(0),
+        });
+        let other = lazy.clone();
+        let t = thread::spawn(move || other.get((store, load)));
+        let mine = lazy.get((store, load));
+        assert_eq!((mine, t.join().unwrap()), (42, 42));
+    };
+    Builder::new().strategy(SearchStrategy::Dpor).memory_model(model).explore(program).expect("valid settings")
+}
+
+#[test]
+fn a_lazy_value_published_with_a_relaxed_flag_is_a_data_race() {
+    // The reader that finds the flag up reads the value without the lock:
+    // with a Relaxed flag nothing orders the initializing write before it.
+    let relaxed = lazy_publish(Relaxed, Relaxed);
+    let Outcome::DataRace { cell, first, second } = &relaxed.outcome else { panic!("{relaxed}") };
+    assert_eq!(cell, "UnsafeCell#0", "{relaxed}");
+    assert_eq!((first.write, second.write), (true, false), "{relaxed}");
+    // Release on the store alone, or Acquire on the load alone, is not
+    // enough either; both together are.
+    assert!(matches!(lazy_publish(Release, Relaxed).outcome, Outcome::DataRace { .. }));
+    assert!(matches!(lazy_publish(Relaxed, Acquire).outcome, Outcome::DataRace { .. }));
+    let fixed = lazy_publish(Release, Acquire);
+    assert_eq!((&fixed.outcome, fixed.executions, fixed.exhausted), (&Outcome::Pass, 6, true), "{fixed}");
+    // Under `sc` every atomic access synchronizes: the bug is not there.
+    let sc = lazy_publish_under(MemoryModel::Sc, Relaxed, Relaxed);
+    assert_eq!((&sc.outcome, sc.exhausted), (&Outcome::Pass, true), "{sc}");
+}
