@@ -95,6 +95,13 @@ struct Loc {
     stores: Vec<Store>,
     /// Per actor, its yield count at its last access here.
     yields: Vec<u32>,
+    /// Per actor, `version + 1` while the actor knows the newest store
+    /// and its message (it wrote it, or read it learning the message, and
+    /// no store came since): it can read no other, and reading it again
+    /// changes nothing but its yield count.
+    knows_newest: Vec<u32>,
+    /// Changes whenever a store joins `stores` or the history restarts.
+    version: u32,
     /// Prune when the history is this long.
     prune_at: usize,
 }
@@ -123,8 +130,11 @@ pub(crate) struct Memory {
     sc: u32,
     /// The join of every SeqCst fence's clock so far.
     fences: Clock,
-    /// Message buffers of dropped stores, for new ones.
-    spare: Vec<Clock>,
+    /// The message and reader buffers of dropped stores, for new ones.
+    spare: Vec<(Clock, Vec<(u32, u32)>)>,
+    /// A buffer for the choices of one access (`rt` lends it out), so
+    /// that an access allocates nothing.
+    pub(crate) scratch: Vec<usize>,
     /// The object SeqCst fences step on in this execution, once one did.
     pub(crate) fence_object: Option<crate::op::ObjectId>,
     dirty: bool,
@@ -150,8 +160,9 @@ impl Memory {
         self.dirty = false;
         for loc in &mut self.locations {
             loc.live = false;
-            self.spare.extend(loc.stores.drain(..).map(|s| s.message));
+            self.spare.extend(loc.stores.drain(..).map(|s| (s.message, s.seen)));
             loc.yields.clear();
+            loc.knows_newest.clear();
         }
         for t in &mut self.threads {
             (t.done, t.yields, t.fence_sc) = (false, 0, 0);
@@ -197,7 +208,9 @@ impl Memory {
             return;
         }
         loc.live = true;
-        loc.stores.clear();
+        self.spare.extend(loc.stores.drain(..).map(|s| (s.message, s.seen)));
+        loc.knows_newest.clear();
+        loc.version = loc.version.wrapping_add(1);
         loc.prune_at = 8;
         let initial = Store {
             value,
@@ -239,13 +252,51 @@ impl Memory {
         now > self.locations[o].yields.get(actor).copied().unwrap_or(0)
     }
 
+    #[inline]
     fn note_access(&mut self, o: usize, actor: usize) {
-        let now = self.thread(actor).yields;
-        let yields = &mut self.locations[o].yields;
-        if yields.len() <= actor {
-            yields.resize(actor + 1, 0);
+        let now = self.threads.get(actor).map_or(0, |t| t.yields);
+        match self.locations[o].yields.get_mut(actor) {
+            Some(at) => *at = now,
+            None => self.note_first_access(o, actor, now),
         }
+    }
+
+    #[cold]
+    fn note_first_access(&mut self, o: usize, actor: usize, now: u32) {
+        let yields = &mut self.locations[o].yields;
+        yields.resize(actor + 1, 0);
         yields[actor] = now;
+    }
+
+    /// Notes that `actor` knows the newest store of `o` now.
+    fn note_newest(&mut self, o: usize, actor: usize) {
+        let loc = &mut self.locations[o];
+        if loc.knows_newest.len() <= actor {
+            loc.knows_newest.resize(actor + 1, 0);
+        }
+        loc.knows_newest[actor] = loc.version.wrapping_add(1);
+    }
+
+    /// A load of `o` by `actor` that can only read the newest store and
+    /// changes nothing by reading it (the actor already knows it: it wrote
+    /// it, or read it with an acquire or when it carried no message, and
+    /// no store came since; so its message is in the actor's clock and an
+    /// acquire would add nothing): the value,
+    /// with the access noted; `None` when the load must take the full path
+    /// (also when `current`, the primitive's value, is not the newest
+    /// store's: [`Memory::touch`] restarts the history then). The hot path
+    /// of spin loops and repeated reads: it needs no clock.
+    #[inline]
+    pub(crate) fn reread(&mut self, o: usize, actor: ActorId, current: u64) -> Option<u64> {
+        let a = actor.index();
+        let loc = self.locations.get(o)?;
+        let knows = loc.knows_newest.get(a).copied() == Some(loc.version.wrapping_add(1));
+        let value = loc.stores.last()?.value;
+        if !(knows && loc.live && value == current) {
+            return None;
+        }
+        self.note_access(o, a);
+        Some(value)
     }
 
     /// The stores a load of `o` by `actor` may read, newest first: their
@@ -311,6 +362,10 @@ impl Memory {
             store.seen.push((a as u32, epoch));
         }
         let value = store.value;
+        // Whether the store's message is in the actor's clock now: only
+        // then is reading the store again a no-op whatever its ordering (a
+        // relaxed read leaves it pending, for an acquire fence).
+        let learned = store.message.is_empty() || acquires(order);
         if !store.message.is_empty() {
             if acquires(order) {
                 races.join_into(a, &store.message);
@@ -319,6 +374,9 @@ impl Memory {
             }
         }
         self.note_access(o, a);
+        if learned && index + 1 == self.locations[o].stores.len() {
+            self.note_newest(o, a);
+        }
         value
     }
 
@@ -356,8 +414,9 @@ impl Memory {
         let a = actor.index();
         self.thread(a);
         let tracking = races.tracking;
-        let mut message = self.spare.pop().unwrap_or_default();
+        let (mut message, mut seen) = self.spare.pop().unwrap_or_default();
         message.clear();
+        seen.clear();
         if !tracking {
         } else if releases(order) {
             message.extend_from_slice(races.clock_of(a));
@@ -376,9 +435,13 @@ impl Memory {
         } else {
             0
         };
-        let store =
-            Store { value, actor: a as u32, time, seen: Vec::new(), message, sc, rmw, location: Some(location) };
-        self.locations[o].stores.insert(at, store);
+        let store = Store { value, actor: a as u32, time, seen, message, sc, rmw, location: Some(location) };
+        let loc = &mut self.locations[o];
+        loc.stores.insert(at, store);
+        loc.version = loc.version.wrapping_add(1);
+        if at + 1 == loc.stores.len() {
+            self.note_newest(o, a);
+        }
         if tracking && releases(order) {
             races.next_epoch(a);
         }
@@ -425,7 +488,7 @@ impl Memory {
         let floor = live.map(|a| self.floor(o, a, races, false)).min().unwrap_or(0);
         let loc = &mut self.locations[o];
         if floor > 0 {
-            self.spare.extend(loc.stores.drain(..floor).map(|s| s.message));
+            self.spare.extend(loc.stores.drain(..floor).map(|s| (s.message, s.seen)));
         }
         loc.prune_at = (loc.stores.len() * 2).max(8);
     }

@@ -657,8 +657,15 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
     let Some((me, count, step, value)) = with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
-        let me = memory_begin(e, object, current)?;
         let step = traced_step(e);
+        if let Some(value) = e.current.and_then(|me| e.memory.reread(object.index(), me, current)) {
+            // The fast path's claim, checked against the full rule.
+            debug_assert_eq!(e.current.map(|me| e.memory.readable(object.index(), me, &e.race, sc)), Some(1));
+            let newest = e.memory.newest(object.index());
+            note_read(e, object, step, newest);
+            return Some((e.current?, 1, step, Some(value)));
+        }
+        let me = memory_begin(e, object, current)?;
         let count = e.memory.readable(object.index(), me, &e.race, sc);
         // No choice: read the newest store at once.
         let value = (count == 1).then(|| {
@@ -697,13 +704,14 @@ pub fn atomic_store(
     location: &'static Location<'static>,
 ) -> u64 {
     let sc = order == Ordering::SeqCst;
-    let mut places = Vec::new();
-    let Some(me) = with_exec(|cell| {
+    let Some((me, places)) = with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let me = memory_begin(e, object, current)?;
+        // Lent for the access, so that it allocates nothing.
+        let mut places = std::mem::take(&mut e.memory.scratch);
         e.memory.places(object.index(), me, &e.race, sc, &mut places);
-        Some(me)
+        Some((me, places))
     })
     .flatten() else {
         return value;
@@ -712,7 +720,9 @@ pub fn atomic_store(
     with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
-        e.memory.write(object.index(), me, places[k], value, order, false, location, &mut e.race)
+        let now = e.memory.write(object.index(), me, places[k], value, order, false, location, &mut e.race);
+        e.memory.scratch = places;
+        now
     })
     .unwrap_or(value)
 }
@@ -736,21 +746,25 @@ pub fn atomic_rmw(
     stale: Option<&dyn Fn(u64) -> bool>,
     f: &mut dyn FnMut(u64) -> Option<u64>,
 ) -> (Result<u64, u64>, u64) {
-    let mut candidates = Vec::new();
-    let Some((me, step)) = with_exec(|cell| {
+    let Some((me, step, candidates)) = with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let me = memory_begin(e, object, current)?;
         let step = traced_step(e);
         let o = object.index();
+        // Lent for the access, so that it allocates nothing.
+        let mut candidates = std::mem::take(&mut e.memory.scratch);
         match stale {
             Some(fails) => {
                 let sc = failure == Ordering::SeqCst;
                 e.memory.cas_readable(o, me, &e.race, sc, fails, &mut candidates);
             }
-            None => candidates.push(e.memory.newest(o)),
+            None => {
+                candidates.clear();
+                candidates.push(e.memory.newest(o));
+            }
         }
-        Some((me, step))
+        Some((me, step, candidates))
     })
     .flatten() else {
         return match f(current) {
@@ -772,6 +786,7 @@ pub fn atomic_rmw(
         let e = &mut *e;
         let o = object.index();
         note_read(e, object, step, index);
+        e.memory.scratch = candidates;
         match outcome {
             Some(new) => {
                 e.memory.read(o, me, index, success, &mut e.race);
