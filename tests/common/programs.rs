@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use samaritan::cell::UnsafeCell;
-use samaritan::sync::atomic::{AtomicU32, Ordering};
+use samaritan::sync::atomic::{fence, AtomicU32, Ordering};
 use samaritan::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use samaritan::sync::{Arc, Condvar, Mutex, RwLock};
 use samaritan::thread;
@@ -72,6 +72,8 @@ pub(crate) enum Ins {
     /// `reg = rendezvous[c].try_send(reg)` as 1 (sent) or 0 (full or
     /// disconnected).
     TrySendRendezvous(usize),
+    /// A fence (its ordering from the program's [`Orders`]).
+    Fence,
     /// `reg = rendezvous[c].recv_timeout(1ms)` (plus 10; 99 on time-out),
     /// the receiver taken under its own lock.
     RecvRendezvous(usize),
@@ -96,8 +98,39 @@ pub(crate) struct Program {
     pub(crate) channels: usize,
     pub(crate) rwlocks: usize,
     pub(crate) rendezvous: usize,
-    /// Whether the atomics are accessed `Relaxed` (else `SeqCst`).
-    pub(crate) relaxed: bool,
+    /// The orderings of the atomic accesses.
+    pub(crate) orders: Orders,
+}
+
+/// The orderings a program's atomic accesses use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Orders {
+    SeqCst,
+    Relaxed,
+    /// Each access its own, drawn from the seed: Relaxed, the
+    /// acquire/release form that fits it, or SeqCst.
+    Mixed(u64),
+}
+
+impl Orders {
+    /// The ordering of instruction `i` of thread `t`, an access of `kind`:
+    /// 0 a load, 1 a store, 2 a read-modify-write, 3 a fence.
+    fn of(self, t: usize, i: usize, kind: usize) -> Ordering {
+        use Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
+        let pick = match self {
+            Orders::SeqCst => return SeqCst,
+            Orders::Relaxed if kind == 3 => return SeqCst,
+            Orders::Relaxed => return Relaxed,
+            Orders::Mixed(seed) => Gen(seed ^ ((t as u64 + 1) << 32) ^ ((i as u64 + 1) * 0x9e37_79b9)).below(3),
+        };
+        let forms = [
+            [Relaxed, Acquire, SeqCst],
+            [Relaxed, Release, SeqCst],
+            [Relaxed, AcqRel, SeqCst],
+            [Acquire, Release, SeqCst],
+        ];
+        forms[kind][pick]
+    }
 }
 
 impl Program {
@@ -135,7 +168,30 @@ impl Program {
                     .collect()
             })
             .collect();
-        Program { threads, atomics, locks, cells, channels: 0, rwlocks: 0, rendezvous: 0, relaxed: false }
+        Program { threads, atomics, locks, cells, channels: 0, rwlocks: 0, rendezvous: 0, orders: Orders::SeqCst }
+    }
+
+    /// A program in the shapes weak memory shows in (store buffering,
+    /// message passing, IRIW, 2+2W): two or three threads of loads,
+    /// stores and fences on two atomics, few read-modify-writes, each
+    /// access with its own ordering; at most 8 instructions.
+    pub(crate) fn generate_weak(g: &mut Gen) -> Program {
+        let threads = 2 + g.below(2);
+        let max_len = if threads == 3 { 2 } else { 4 };
+        let threads = (0..threads)
+            .map(|_| {
+                (0..2 + g.below(max_len - 1))
+                    .map(|_| match g.below(20) {
+                        0..=7 => Ins::Load(g.below(2)),
+                        8..=14 => Ins::Store(g.below(2), 1 + g.below(2) as u32),
+                        15 | 16 => Ins::FetchAdd(g.below(2), 1),
+                        _ => Ins::Fence,
+                    })
+                    .collect()
+            })
+            .collect();
+        let orders = Orders::Mixed(g.next());
+        Program { threads, atomics: 2, locks: 0, cells: 0, channels: 0, rwlocks: 0, rendezvous: 0, orders }
     }
 
     /// A program of at most 5 instructions that also signals and waits on
@@ -167,7 +223,7 @@ impl Program {
                 channels,
                 rwlocks: 0,
                 rendezvous: 0,
-                relaxed: false,
+                orders: Orders::SeqCst,
             };
             if program.threads.iter().map(Vec::len).sum::<usize>() <= 5 {
                 return program;
@@ -206,7 +262,7 @@ impl Program {
                 channels: 0,
                 rwlocks: 1,
                 rendezvous: 1,
-                relaxed: false,
+                orders: Orders::SeqCst,
             };
             if program.threads.iter().map(Vec::len).sum::<usize>() <= 5 {
                 return program;
@@ -231,23 +287,32 @@ impl Program {
         let handles: Vec<_> = self
             .threads
             .iter()
-            .map(|body| {
+            .enumerate()
+            .map(|(t, body)| {
                 let (body, atomics, locks, cells) = (body.clone(), atomics.clone(), locks.clone(), cells.clone());
                 let (conds, senders, receivers) = (conds.clone(), senders.clone(), receivers.clone());
                 let (rwlocks, meeting, waiting) = (rwlocks.clone(), meeting.clone(), waiting.clone());
-                let order = if self.relaxed { Ordering::Relaxed } else { Ordering::SeqCst };
+                let orders = self.orders;
                 thread::spawn(move || {
                     let mut reg = 0u32;
                     let mut seen = Vec::new();
-                    for ins in body {
+                    for (i, ins) in body.into_iter().enumerate() {
+                        let order = |kind| orders.of(t, i, kind);
                         match ins {
-                            Ins::Load(a) => reg = atomics[a].load(order),
-                            Ins::Store(a, k) => atomics[a].store(reg + k, order),
-                            Ins::FetchAdd(a, k) => reg = atomics[a].fetch_add(k, order),
+                            Ins::Load(a) => reg = atomics[a].load(order(0)),
+                            Ins::Store(a, k) => atomics[a].store(reg + k, order(1)),
+                            Ins::FetchAdd(a, k) => reg = atomics[a].fetch_add(k, order(2)),
                             Ins::Cas(a) => {
-                                let ok = atomics[a].compare_exchange(reg, reg + 1, order, order);
+                                // The failure ordering: the success's load part.
+                                let failure = match order(2) {
+                                    Ordering::AcqRel => Ordering::Acquire,
+                                    Ordering::Release => Ordering::Relaxed,
+                                    other => other,
+                                };
+                                let ok = atomics[a].compare_exchange(reg, reg + 1, order(2), failure);
                                 reg = u32::from(ok.is_ok());
                             }
+                            Ins::Fence => fence(order(3)),
                             Ins::Locked(l) => {
                                 let mut shared = locks[l].lock().unwrap();
                                 *shared = *shared * 3 + reg + 1;
