@@ -206,6 +206,21 @@ mod sim {
     }
 
     #[test]
+    fn an_async_receiver_dropped_with_messages_queued_says_how_many() {
+        let report = explore(|| {
+            block_on(async {
+                let (tx, rx) = async_mpsc::channel(2);
+                tx.send(7).await.unwrap();
+                drop(rx);
+                panic!("stop");
+            })
+        });
+        let trace = &report.failure.as_ref().expect("a panic is a failure").trace;
+        let notes: Vec<&str> = trace.lines.iter().filter_map(|l| l.note.as_deref()).collect();
+        assert_eq!(notes, ["1 message dropped unreceived"], "{trace}");
+    }
+
+    #[test]
     fn mpsc_count() {
         // As for oneshot, but the receiver is dropped only after the join:
         // - R before S (2): S wakes main, whose poll and R race the task's

@@ -154,9 +154,50 @@ mod sim {
             told.ends_with(") before 'main' began waiting on it at step 3, and no notification came after"),
             "{told}"
         );
+        // The notify's trace line says the notification found nobody.
+        let trace = &report.failure.as_ref().unwrap().trace;
+        let notify = trace.lines.iter().find(|l| l.op == samaritan::Op::NotifyOne).expect("the notify");
+        assert_eq!(notify.note.as_deref(), Some("nobody was waiting: the notification is lost"), "{report}");
         let token = report.token().expect("a failure has a token").to_string();
         let replayed = Builder::new().replay(&token, lost_wakeup).unwrap();
         assert_eq!(replayed.outcome, report.outcome);
+    }
+
+    #[test]
+    fn the_trace_says_which_waiter_a_notification_woke() {
+        // Two waiters, one notify_one: the one left waiting deadlocks; the
+        // trace's notify line names whom it woke and who still waits.
+        let report = dfs(|| {
+            let pair = Arc::new((Mutex::new(0), Condvar::new()));
+            let waiters: Vec<_> = (0..2)
+                .map(|_| {
+                    let pair = pair.clone();
+                    thread::spawn(move || {
+                        let (m, cv) = &*pair;
+                        let mut n = m.lock().unwrap();
+                        *n += 1;
+                        drop(cv.wait(n).unwrap());
+                    })
+                })
+                .collect();
+            let (m, cv) = &*pair;
+            // Notify once both wait (each counted itself under the lock).
+            while *m.lock().unwrap() < 2 {
+                thread::yield_now();
+            }
+            let _guard = m.lock().unwrap();
+            cv.notify_one();
+            drop(_guard);
+            for w in waiters {
+                w.join().unwrap();
+            }
+        });
+        let Outcome::Deadlock(_) = &report.outcome else { panic!("{report}") };
+        let trace = &report.failure.as_ref().unwrap().trace;
+        let notes: Vec<&str> =
+            trace.lines.iter().filter(|l| l.op == samaritan::Op::NotifyOne).filter_map(|l| l.note.as_deref()).collect();
+        assert!(matches!(notes.as_slice(), ["woke t1; t2 still waiting"] | ["woke t2; t1 still waiting"]), "{report}");
+        assert!(report.to_string().contains("  (woke t"), "{report}");
     }
 
     #[test]

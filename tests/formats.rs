@@ -47,6 +47,8 @@ fn random_trace(g: &mut Gen) -> Trace {
                     let rmw = store.is_some() && g.below(2) == 0;
                     ReadFrom { value, store, rmw }
                 }),
+                // A note is one line (the engine makes it so).
+                note: (g.below(3) == 0).then(|| g.text().replace(['\n', '\r'], "")),
             }
         })
         .collect();

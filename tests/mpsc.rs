@@ -501,4 +501,19 @@ mod sim {
         let line = |l: &str| l.split(':').nth(1).unwrap().parse::<u32>().unwrap();
         assert_eq!(line(&recv), line(&made) + 2, "{trace}");
     }
+
+    #[test]
+    fn a_receiver_dropped_with_messages_queued_says_how_many() {
+        let report = explore(|| {
+            let (tx, rx) = channel::<u8>();
+            tx.send(1).unwrap();
+            tx.send(2).unwrap();
+            drop(rx);
+            panic!("stop");
+        });
+        let trace = &report.failure.as_ref().expect("a panic is a failure").trace;
+        let close = trace.lines.iter().find(|l| l.op == samaritan::Op::Close).expect("the receiver's close");
+        assert_eq!(close.note.as_deref(), Some("2 messages dropped unreceived"), "{trace}");
+        assert!(trace.to_string().contains("  (2 messages dropped unreceived)"), "{trace}");
+    }
 }

@@ -12,7 +12,8 @@
 //! tools and tests: lanes are `div.lane`, step rows `div.row.step` (with
 //! `data-step`), the elided middle of a long trace `div.row.gap`, marks
 //! `span.mark.preempt`, `span.mark.yield`, `span.mark.block` and
-//! `span.mark.read` (the thread whose store an atomic read read), and edges
+//! `span.mark.read` (the thread whose store an atomic read read) and
+//! `span.mark.note` (what a primitive said of the step), and edges
 //! `path.edge` (with `data-from` and `data-to`).
 
 use std::collections::HashMap;
@@ -318,6 +319,10 @@ fn step_row(page: &mut String, row: StepRow<'_>, colour_of: &dyn Fn(&str) -> &'s
     if let Some(read) = &read_note {
         let _ = write!(hover, " {read}");
     }
+    if let Some(note) = &line.note {
+        let _ = write!(hover, " ({note})");
+        let _ = write!(marks, "<span class=\"mark note\">{}</span>", esc(note));
+    }
     let classes = if line.preempt { "cell preempted" } else { "cell" };
     let _ = writeln!(
         page,
@@ -471,6 +476,7 @@ svg.edges path.edge:hover { stroke-width: 3.2; opacity: 1; }
 .mark.yield { background: #dbe9fb; color: #1f5fa8; }
 .mark.block { background: #fdebd0; color: #9a5b00; }
 .mark.read { background: #e6f4ea; color: #1e6b34; }
+.mark.note { background: #f1f1f1; color: #444444; }
 .row .where { position: absolute; top: 8px; font: 11px Menlo, Consolas, "DejaVu Sans Mono", monospace; color: #8a8a8a; white-space: nowrap; pointer-events: auto; padding-left: 12px; }
 .row.step:hover { background: rgba(31, 119, 180, 0.06); }
 .row.gap { text-align: center; font-size: 12px; color: #666666; line-height: 30px; background: repeating-linear-gradient(45deg, #f3f3f3, #f3f3f3 6px, #ffffff 6px, #ffffff 12px); }

@@ -200,6 +200,7 @@ fn line(index: usize, actor: &str, op: Op, object: Option<&str>, preempt: bool) 
         value: None,
         preempt,
         read: None,
+        note: None,
     }
 }
 

@@ -78,6 +78,8 @@ pub(crate) struct Execution {
     pub(crate) trace: Vec<TraceStep>,
     /// While tracing, which store each atomic read read, by step.
     pub(crate) reads: Vec<TraceRead>,
+    /// While tracing, what primitives said of their steps, by step.
+    pub(crate) notes: Vec<(usize, String)>,
     pub(crate) steps: u64,
     pub(crate) outcome: Option<Outcome>,
     pub(crate) teardown: bool,
@@ -139,6 +141,7 @@ impl Execution {
             schedule: Vec::new(),
             trace: Vec::new(),
             reads: Vec::new(),
+            notes: Vec::new(),
             steps: 0,
             outcome: None,
             teardown: false,
@@ -175,6 +178,7 @@ impl Execution {
         self.schedule.clear();
         self.trace.clear();
         self.reads.clear();
+        self.notes.clear();
         self.steps = 0;
         self.outcome = None;
         self.teardown = false;
@@ -713,6 +717,7 @@ impl Execution {
     pub(crate) fn readable_trace(&self) -> Trace {
         // `reads` is in step order: each step takes its note, if any.
         let mut reads = self.reads.iter().peekable();
+        let mut notes = self.notes.iter().peekable();
         let lines = self
             .trace
             .iter()
@@ -726,6 +731,7 @@ impl Execution {
                 value: (s.op == Op::Choose).then_some(s.value),
                 preempt: s.preempt,
                 read: reads.next_if(|r| r.step == index).map(|r| self.read_from(r)),
+                note: notes.next_if(|(step, _)| *step == index).map(|(_, text)| text.clone()),
             })
             .collect();
         Trace { lines }

@@ -617,6 +617,45 @@ fn live_clocks(e: &mut crate::execution::Execution, me: ActorId) {
     }
 }
 
+/// Names an actor as the trace does (for [`note`]).
+pub type Namer<'a> = &'a dyn Fn(ActorId) -> String;
+
+/// While a report's trace is recorded, attaches a note to the step the
+/// running actor took last (not counting data choices since), for the
+/// reader of the trace: `text` gets a
+/// function naming an actor as the trace does and returns a short line
+/// (what the step did that the trace cannot show: which waiter a
+/// notification woke, how many messages a close dropped). Called only
+/// while tracing, so a search pays nothing; one note per step, the last
+/// wins.
+///
+/// ```
+/// use samaritan_sim::rt;
+///
+/// // Inside a primitive, after its step:
+/// rt::note(&|_name| "2 messages dropped".to_string());
+/// ```
+pub fn note(text: &dyn Fn(Namer<'_>) -> String) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        if !e.config.tracing {
+            return;
+        }
+        // The actor's own latest step, not a data choice it made since.
+        let Some(me) = e.current else { return };
+        let Some(step) = e.trace.iter().rposition(|s| s.actor == me && s.op != Op::Choose) else { return };
+        let mut line = text(&|actor| e.actor_name(actor)).replace(['\n', '\r'], " ");
+        // So that it reads back as a note, not as another mark.
+        if line == "yield" || line.starts_with("from ") {
+            line.insert_str(0, "note: ");
+        }
+        match e.notes.last_mut() {
+            Some((last, kept)) if *last == step => *kept = line,
+            _ => e.notes.push((step, line)),
+        }
+    });
+}
+
 /// Says how the trace shows the values atomic `object` holds (the memory
 /// model's 64 bits): `show` returns the text, or `None` for a value that
 /// would not read the same from run to run (an address). Without it, a

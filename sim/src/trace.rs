@@ -4,7 +4,7 @@
 //! separated by whitespace:
 //!
 //! ```text
-//! index  actor  op[=value]  object  location  [<- preempt]  [(yield)]  [(from ...)]
+//! index  actor  op[=value]  object  location  [<- preempt]  [(yield)]  [(from ...)]  [(note)]
 //! ```
 //!
 //! `object` is `-` when there is none; `value` is given for data choices
@@ -13,7 +13,8 @@
 //! on, `(yield)` a yielding operation. An atomic read under the C11 memory
 //! model says which store it read: `(from store at LOCATION by THREAD)`
 //! (`rmw` for a read-modify-write's store) or `(from the initial value)`;
-//! a pointer's value is not shown, only its store. An actor, object or
+//! a pointer's value is not shown, only its store. Last, a primitive's
+//! note on the step, in parentheses, to the end of the line: `(woke t2)`. An actor, object or
 //! location that is empty, holds whitespace or a control character, or
 //! starts with `"`, `-`, `<` or `(`, is written as a Rust string literal
 //! (`"my thread"`), so that every line reads back exactly
@@ -108,6 +109,9 @@ pub struct TraceLine {
     /// For an atomic read under the C11 memory model, which store it read
     /// (format version 2).
     pub read: Option<ReadFrom>,
+    /// What the primitive said of the step (`woke t2`, `2 messages
+    /// dropped`): one line, shown last, in parentheses (format version 2).
+    pub note: Option<String>,
 }
 
 /// The readable trace of one execution.
@@ -213,6 +217,9 @@ impl fmt::Display for Trace {
             }
             if let Some(read) = &line.read {
                 marks.push_str(&format!("  {read}"));
+            }
+            if let Some(note) = &line.note {
+                marks.push_str(&format!("  ({note})"));
             }
             writeln!(
                 f,

@@ -91,13 +91,25 @@ fn parse_line(line: &str, expected: usize) -> Result<TraceLine, String> {
     let object = fields.next()?.ok_or("the object is missing")?;
     let object = (object != "-" || fields.quoted).then_some(object);
     let location = fields.next()?.ok_or("the location is missing")?;
-    let (mut preempt, mut yielded, mut read) = (false, false, None);
+    let (mut preempt, mut yielded, mut read, mut note) = (false, false, None, None);
     while let Some(mark) = fields.next()? {
         match mark.as_str() {
-            _ if read.is_some() => return Err(format!("{mark:?} follows the `(from ...)` mark, which ends a line")),
+            _ if note.is_some() => unreachable!("a note takes the rest of the line"),
+            "<-" | "(yield)" if read.is_some() => {
+                return Err(format!("{mark:?} follows the `(from ...)` mark, which comes after the other marks"))
+            }
             "<-" if !preempt && fields.next()?.as_deref() == Some("preempt") => preempt = true,
             "(yield)" if !yielded => yielded = true,
-            "(from" if op != Op::Choose => read = Some(read_mark(&mut fields, shown.clone())?),
+            "(from" if op != Op::Choose && read.is_none() && note.is_none() => {
+                read = Some(read_mark(&mut fields, shown.clone())?)
+            }
+            // A note: the rest of the line, in parentheses.
+            _ if mark.starts_with('(') && mark != "(yield)" && note.is_none() => {
+                let whole = format!("{mark}{}", fields.rest).trim_end().to_string();
+                let text = whole.strip_prefix('(').and_then(|t| t.strip_suffix(')'));
+                note = Some(text.ok_or("a note must end the line with `)`")?.to_string());
+                fields.rest = "";
+            }
             other => return Err(format!("{other:?} is not a mark (expected `<- preempt`, `(yield)` or `(from ...)`)")),
         }
     }
@@ -110,7 +122,7 @@ fn parse_line(line: &str, expected: usize) -> Result<TraceLine, String> {
     if op != Op::Choose && shown.is_some() && read.is_none() {
         return Err(format!("{op} shows a value read but no `(from ...)` mark says which store it read"));
     }
-    Ok(TraceLine { index, actor, op, object, location, value, preempt, read })
+    Ok(TraceLine { index, actor, op, object, location, value, preempt, read, note })
 }
 
 /// Reads the rest of a read's mark after `(from`: `store at LOCATION by
@@ -242,6 +254,7 @@ mod tests {
             value: (op == Op::Choose).then_some(3),
             preempt,
             read: None,
+            note: None,
         }
     }
 
@@ -281,6 +294,8 @@ mod tests {
         lines[2].read = read(Some("true"), Some(("dir x/a.rs:1:1", "my thread")), true);
         lines[3].read = read(None, Some(("a.rs:8:8", "worker(1)")), false);
         lines[4].read = read(Some("null"), Some(("-", "\"q\")")), true);
+        lines[4].note = Some("woke t2 (the oldest); t3 still waiting".to_string());
+        lines[0].note = Some(String::new());
         for (i, l) in lines.iter_mut().enumerate() {
             l.index = i;
         }
@@ -288,8 +303,9 @@ mod tests {
         let text = trace.to_string();
         assert_eq!(
             text.lines().next(),
-            Some("   0  main  load=0            Atomic#1  a.rs:1:1  (from the initial value)")
+            Some("   0  main  load=0            Atomic#1  a.rs:1:1  (from the initial value)  ()")
         );
+        assert!(text.ends_with("\")  (woke t2 (the oldest); t3 still waiting)\n"), "{text}");
         assert_eq!(
             text.lines().nth(2),
             Some("   2  t1    rmw=true          Atomic#2  a.rs:3:1  (from rmw at \"dir x/a.rs:1:1\" by \"my thread\")")
@@ -339,12 +355,9 @@ mod tests {
             ),
             (
                 "0  main  load=1  Atomic#0  a.rs:1:1  (from the initial value)  <- preempt",
-                "trace line 1: \"<-\" follows the `(from ...)` mark, which ends a line",
+                "trace line 1: \"<-\" follows the `(from ...)` mark, which comes after the other marks",
             ),
-            (
-                "0  main  choose=1  Atomic#0  a.rs:1:1  (from the initial value)",
-                "trace line 1: \"(from\" is not a mark (expected `<- preempt`, `(yield)` or `(from ...)`)",
-            ),
+            ("0  main  notify_one  Condvar#0  a.rs:1:1  (woke t1", "trace line 1: a note must end the line with `)`"),
         ];
         for (text, message) in cases {
             assert_eq!(Trace::parse(text).unwrap_err().to_string(), message, "{text}");

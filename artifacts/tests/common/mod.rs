@@ -141,6 +141,7 @@ pub fn line(index: usize, actor: &str, op: Op, object: Option<&str>, preempt: bo
         value: None,
         preempt,
         read: None,
+        note: None,
     }
 }
 

@@ -114,3 +114,16 @@ impl Visible {
         let _ = kind;
     }
 }
+
+/// Inside an exploration whose trace is being recorded, notes `text` on
+/// the running task's latest step (`rt::note`); a no-op otherwise, and
+/// without `sim`.
+#[inline]
+pub(crate) fn note(text: &dyn Fn() -> String) {
+    #[cfg(feature = "sim")]
+    if rt::active() {
+        rt::note(&|_| text());
+    }
+    #[cfg(not(feature = "sim"))]
+    let _ = text;
+}

@@ -45,11 +45,19 @@ pub struct Condvar {
     slot: ObjectSlot,
     /// Notified flags of the waiting threads, oldest first. Never locked
     /// across a call into the engine.
-    waiters: std::sync::Mutex<VecDeque<Arc<AtomicBool>>>,
+    waiters: std::sync::Mutex<VecDeque<Waiter>>,
     /// The threads whose last `wait` woke spuriously. Never locked across
     /// a call into the engine.
     spurious: std::sync::Mutex<Vec<ActorId>>,
     inner: std::sync::Condvar,
+}
+
+/// A thread waiting on a condvar: who (for the trace's notes) and the
+/// flag a notification sets.
+#[derive(Debug)]
+struct Waiter {
+    actor: ActorId,
+    notified: Arc<AtomicBool>,
 }
 
 /// Same API as [`std::sync::WaitTimeoutResult`], which cannot be built
@@ -87,7 +95,7 @@ impl Condvar {
         id
     }
 
-    fn queue(&self) -> std::sync::MutexGuard<'_, VecDeque<Arc<AtomicBool>>> {
+    fn queue(&self) -> std::sync::MutexGuard<'_, VecDeque<Waiter>> {
         self.waiters.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -116,7 +124,7 @@ impl Condvar {
             // waiter, it wakes without one.
             rt::step(Op::Wait, Some(self.object()), location);
             if !notified.load(Ordering::Relaxed) {
-                self.queue().retain(|w| !Arc::ptr_eq(w, &notified));
+                self.queue().retain(|w| !Arc::ptr_eq(&w.notified, &notified));
             }
         } else {
             rt::step_when(Op::Wait, Some(self.object()), location, &|| notified.load(Ordering::Relaxed));
@@ -196,7 +204,7 @@ impl Condvar {
         let timed_out = !notified.load(Ordering::Relaxed);
         let before = rt::now();
         if timed_out {
-            self.queue().retain(|w| !Arc::ptr_eq(w, &notified));
+            self.queue().retain(|w| !Arc::ptr_eq(&w.notified, &notified));
             rt::advance_clock(dur.as_nanos().min(u128::from(u64::MAX)) as u64);
         }
         let clock = Some((before, rt::now()));
@@ -257,12 +265,22 @@ impl Condvar {
         rt::step(Op::NotifyOne, Some(self.object()), Location::caller());
         let waiting = self.queue().len();
         if waiting == 0 {
+            rt::note(&|_| "nobody was waiting: the notification is lost".to_string());
             return;
         }
         // The queue is not locked across the choice, a call into the engine.
         let picked = rt::choose(waiting);
-        if let Some(waiter) = self.queue().remove(picked) {
-            waiter.store(true, Ordering::Relaxed);
+        let woken = self.queue().remove(picked);
+        if let Some(waiter) = woken {
+            waiter.notified.store(true, Ordering::Relaxed);
+            let still: Vec<ActorId> = self.queue().iter().map(|w| w.actor).collect();
+            rt::note(&|name| match still.as_slice() {
+                [] => format!("woke {}", name(waiter.actor)),
+                rest => {
+                    let rest: Vec<String> = rest.iter().map(|&a| name(a)).collect();
+                    format!("woke {}; {} still waiting", name(waiter.actor), rest.join(", "))
+                }
+            });
         }
     }
 
@@ -273,9 +291,14 @@ impl Condvar {
             return self.inner.notify_all();
         }
         rt::step(Op::NotifyAll, Some(self.object()), Location::caller());
-        for waiter in self.queue().drain(..) {
-            waiter.store(true, Ordering::Relaxed);
+        let woken: Vec<Waiter> = self.queue().drain(..).collect();
+        for waiter in &woken {
+            waiter.notified.store(true, Ordering::Relaxed);
         }
+        rt::note(&|name| match woken.as_slice() {
+            [] => "nobody was waiting: the notification is lost".to_string(),
+            all => format!("woke {}", all.iter().map(|w| name(w.actor)).collect::<Vec<_>>().join(", ")),
+        });
     }
 
     /// Pre-wait: joins the queue and releases the mutex (model and real) in
@@ -291,7 +314,7 @@ impl Condvar {
         // The step changes the mutex too (it releases it).
         rt::step_with(Op::Wait, Some(object), lock, location);
         let notified = Arc::new(AtomicBool::new(false));
-        self.queue().push_back(notified.clone());
+        self.queue().push_back(Waiter { actor: rt::current(), notified: notified.clone() });
         let mutex = guard.mutex;
         drop(guard.inner.take());
         drop(guard);

@@ -27,7 +27,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::task::{Context, Waker};
 
 use super::super::batch::lock;
-use super::super::vis::{Op, Site, Visible};
+use super::super::vis::{note, Op, Site, Visible};
 use super::super::wait_list::{Key, WaitList};
 
 const KIND: &str = "AsyncChannel";
@@ -204,6 +204,10 @@ impl<T> Chan<T> {
         }
         let queued = if drain { std::mem::take(&mut s.queue) } else { VecDeque::new() };
         drop(s);
+        let left = queued.len();
+        if left > 0 {
+            note(&|| format!("{left} message{} dropped unreceived", if left == 1 { "" } else { "s" }));
+        }
         wakers.into_iter().for_each(Waker::wake);
         drop(queued);
     }

@@ -272,6 +272,10 @@ impl<T> Chan<T> {
     pub(super) fn drop_receiver(&self) {
         let mut queue = self.step(Op::Close, self.made_at);
         self.receiver.store(false, Relaxed);
+        let left = queue.len();
+        if left > 0 {
+            rt::note(&|_| format!("{left} message{} dropped unreceived", if left == 1 { "" } else { "s" }));
+        }
         let discarded = match self.capacity {
             None => {
                 self.len.store(0, Relaxed);
