@@ -181,6 +181,7 @@ pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
                 let #start = #root::__private::select_start(&#disabled, #biased);
                 let mut #pending = false;
                 for #k in 0..#n {
+                    #[allow(clippy::modulo_one)]
                     let #branch = (#start + #k) % #n;
                     if #disabled[#branch] {
                         continue;

@@ -1,0 +1,107 @@
+//! tokio's `fs` module; under `sim`, the common entry points of file I/O
+//! refuse to run inside an exploration, where it is not simulated.
+//!
+//! [`read`], [`read_to_string`], [`write()`], [`File::open`] and
+//! [`File::create`] return an `io::Error` of kind `Unsupported` naming the
+//! call inside an exploration; outside one they are tokio's. [`File`]
+//! wraps tokio's and dereferences to it (`AsyncRead`, `AsyncWrite` and
+//! `AsyncSeek` too). The rest of the module (`OpenOptions`, `read_dir`,
+//! `remove_file`, ...) is tokio's, unchecked: inside an exploration it
+//! fails as tokio fails without a runtime.
+
+use std::io::{self, SeekFrom};
+use std::ops::{Deref, DerefMut};
+use std::path::Path;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+pub use tokio::fs::*;
+use tokio::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
+
+use crate::io_guard::refuse_inside_exploration;
+
+/// Reads a whole file; same API as [`tokio::fs::read`].
+pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
+    refuse_inside_exploration("tokio::fs::read")?;
+    tokio::fs::read(path).await
+}
+
+/// Reads a whole file as UTF-8; same API as [`tokio::fs::read_to_string`].
+pub async fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
+    refuse_inside_exploration("tokio::fs::read_to_string")?;
+    tokio::fs::read_to_string(path).await
+}
+
+/// Writes a whole file; same API as [`tokio::fs::write`].
+pub async fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Result<()> {
+    refuse_inside_exploration("tokio::fs::write")?;
+    tokio::fs::write(path, contents).await
+}
+
+/// An open file; tokio's, refused inside an exploration.
+#[derive(Debug)]
+pub struct File(tokio::fs::File);
+
+impl File {
+    /// Opens a file for reading; same API as tokio's `File::open`.
+    pub async fn open(path: impl AsRef<Path>) -> io::Result<File> {
+        refuse_inside_exploration("tokio::fs::File::open")?;
+        tokio::fs::File::open(path).await.map(File)
+    }
+
+    /// Creates (or truncates) a file for writing; same API as tokio's
+    /// `File::create`.
+    pub async fn create(path: impl AsRef<Path>) -> io::Result<File> {
+        refuse_inside_exploration("tokio::fs::File::create")?;
+        tokio::fs::File::create(path).await.map(File)
+    }
+
+    /// Returns tokio's file.
+    pub fn into_inner(self) -> tokio::fs::File {
+        self.0
+    }
+}
+
+impl Deref for File {
+    type Target = tokio::fs::File;
+
+    fn deref(&self) -> &tokio::fs::File {
+        &self.0
+    }
+}
+
+impl DerefMut for File {
+    fn deref_mut(&mut self) -> &mut tokio::fs::File {
+        &mut self.0
+    }
+}
+
+impl AsyncRead for File {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for File {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.0).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx)
+    }
+}
+
+impl AsyncSeek for File {
+    fn start_seek(mut self: Pin<&mut Self>, position: SeekFrom) -> io::Result<()> {
+        Pin::new(&mut self.0).start_seek(position)
+    }
+
+    fn poll_complete(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
+        Pin::new(&mut self.0).poll_complete(cx)
+    }
+}

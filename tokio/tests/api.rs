@@ -1,0 +1,193 @@
+//! The mapped API, as `#[tokio::test]`s: on tokio without `sim`,
+//! explored (every schedule, each asserting the same values) under it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{broadcast, mpsc, oneshot, watch, Notify, RwLock, Semaphore};
+use tokio::task::JoinSet;
+use tokio::time::{self, Instant};
+
+/// Asserts that `elapsed` is `expected`: exactly in virtual time (`sim`),
+/// at least on tokio's clock.
+#[track_caller]
+fn assert_elapsed(elapsed: Duration, expected: Duration) {
+    if cfg!(feature = "sim") {
+        assert_eq!(elapsed, expected);
+    } else {
+        assert!(elapsed >= expected, "{elapsed:?} < {expected:?}");
+    }
+}
+
+#[tokio::test]
+async fn withdrawals_under_one_lock_hold_leave_20() {
+    crate::programs::two_withdrawals(false).await;
+}
+
+#[tokio::test]
+async fn a_biased_select_takes_its_first_ready_branch() {
+    assert_eq!(crate::programs::select_one(true).await, "a");
+}
+
+#[tokio::test]
+async fn a_spawned_task_returns_its_output() {
+    let task = tokio::spawn(async { 6 * 7 });
+    assert_eq!(task.await.unwrap(), 42);
+    let blocking = tokio::task::spawn_blocking(|| "done");
+    assert_eq!(blocking.await.unwrap(), "done");
+    tokio::task::yield_now().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_over_mpsc_get_replies_over_oneshot() {
+    let (tx, mut rx) = mpsc::channel::<(u32, oneshot::Sender<u32>)>(1);
+    let server = tokio::spawn(async move {
+        while let Some((n, reply)) = rx.recv().await {
+            reply.send(n * 2).unwrap();
+        }
+    });
+    let mut answers = Vec::new();
+    for n in [1, 2] {
+        let (reply, answer) = oneshot::channel();
+        tx.send((n, reply)).await.unwrap();
+        answers.push(answer.await.unwrap());
+    }
+    drop(tx);
+    server.await.unwrap();
+    assert_eq!(answers, [2, 4]);
+}
+
+#[tokio::test]
+async fn channel_errors_are_tokios() {
+    let (tx, mut rx) = mpsc::channel::<u8>(1);
+    tx.try_send(1).unwrap();
+    assert!(matches!(tx.try_send(2), Err(mpsc::error::TrySendError::Full(2))));
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!(rx.try_recv(), Err(mpsc::error::TryRecvError::Empty));
+    drop(rx);
+    assert_eq!(tx.send(3).await.unwrap_err().0, 3);
+
+    let (tx, rx) = oneshot::channel::<u8>();
+    drop(tx);
+    assert_eq!(rx.await.unwrap_err().to_string(), "channel closed");
+}
+
+#[tokio::test]
+async fn a_lagging_broadcast_receiver_is_told_how_many_it_missed() {
+    // A capacity of 2 keeps the last two messages.
+    let (tx, mut rx) = broadcast::channel(2);
+    let mut late = tx.subscribe();
+    for n in 1..=3 {
+        assert_eq!(tx.send(n).unwrap(), 2);
+    }
+    assert_eq!(rx.recv().await, Err(broadcast::error::RecvError::Lagged(1)));
+    assert_eq!(rx.recv().await, Ok(2));
+    assert_eq!(rx.recv().await, Ok(3));
+    assert_eq!(late.try_recv(), Err(broadcast::error::TryRecvError::Lagged(1)));
+    assert_eq!(late.len(), 2);
+    drop(tx);
+    assert_eq!(rx.recv().await, Err(broadcast::error::RecvError::Closed));
+}
+
+#[tokio::test]
+async fn a_join_set_joins_every_task_and_aborts_the_rest() {
+    let mut set = JoinSet::new();
+    for i in 0..3u32 {
+        set.spawn(async move { i * 10 });
+    }
+    assert_eq!(set.len(), 3);
+    let mut outputs = Vec::new();
+    while let Some(r) = set.join_next().await {
+        outputs.push(r.unwrap());
+    }
+    outputs.sort();
+    assert_eq!(outputs, [0, 10, 20]);
+    assert!(set.is_empty());
+
+    for _ in 0..2 {
+        set.spawn(std::future::pending::<u32>());
+    }
+    set.abort_all();
+    let mut cancelled = 0;
+    while let Some(r) = set.join_next().await {
+        assert!(r.unwrap_err().is_cancelled());
+        cancelled += 1;
+    }
+    assert_eq!(cancelled, 2);
+}
+
+#[tokio::test]
+async fn a_timeout_fires_after_its_duration() {
+    let start = Instant::now();
+    let r = time::timeout(Duration::from_millis(50), std::future::pending::<()>()).await;
+    assert_eq!(r.unwrap_err().to_string(), "deadline has elapsed");
+    assert_elapsed(start.elapsed(), Duration::from_millis(50));
+    assert_eq!(time::timeout(Duration::from_millis(50), async { 7 }).await.unwrap(), 7);
+}
+
+#[tokio::test]
+async fn sleep_and_interval_follow_the_clock() {
+    let start = Instant::now();
+    time::sleep(Duration::from_millis(10)).await;
+    assert_elapsed(start.elapsed(), Duration::from_millis(10));
+    let mut ticks = time::interval(Duration::from_millis(10));
+    let first = ticks.tick().await;
+    ticks.tick().await;
+    let third = ticks.tick().await;
+    assert_eq!(third - first, Duration::from_millis(20));
+    assert_elapsed(start.elapsed(), Duration::from_millis(30));
+}
+
+#[tokio::test]
+async fn watch_notify_rwlock_and_semaphore() {
+    let (tx, mut rx) = watch::channel(0);
+    let sender = tokio::spawn(async move {
+        tx.send(1).unwrap();
+        tx
+    });
+    rx.changed().await.unwrap();
+    assert_eq!(*rx.borrow_and_update(), 1);
+    drop(sender.await.unwrap());
+    assert!(rx.changed().await.is_err());
+
+    let notify = Arc::new(Notify::new());
+    notify.notify_one();
+    notify.notified().await;
+
+    let lock = RwLock::new(1);
+    {
+        let a = lock.read().await;
+        let b = lock.read().await;
+        assert_eq!(*a + *b, 2);
+        assert!(lock.try_write().is_err());
+    }
+    *lock.write().await += 1;
+    assert_eq!(lock.into_inner(), 2);
+
+    let semaphore = Semaphore::new(1);
+    let permit = semaphore.acquire().await.unwrap();
+    assert!(semaphore.try_acquire().is_err());
+    drop(permit);
+    assert_eq!(semaphore.available_permits(), 1);
+}
+
+#[tokio::test]
+async fn join_and_select_with_else_and_preconditions() {
+    let (a, b) = tokio::join!(async { 1 }, async { 2 });
+    assert_eq!(a + b, 3);
+    let r: Result<(u8, u8), &str> = tokio::try_join!(async { Ok(1) }, async { Err("no") });
+    assert_eq!(r, Err("no"));
+
+    let (_tx, mut rx) = mpsc::channel::<u8>(1);
+    let taken = tokio::select! {
+        v = rx.recv(), if false => v,
+        else => None,
+    };
+    assert_eq!(taken, None);
+    let mut later = Box::pin(time::sleep(Duration::from_millis(5)));
+    let which = tokio::select! {
+        _ = &mut later => "sleep",
+        Some(v) = rx.recv() => if v == 0 { "zero" } else { "other" },
+    };
+    assert_eq!(which, "sleep");
+}
