@@ -54,3 +54,16 @@ fn select_branch_order_is_an_explored_choice() {
 fn a_biased_select_polls_its_branches_in_order() {
     assert_eq!(select_outcomes(true), (BTreeSet::from(["a"]), 1));
 }
+
+#[test]
+fn a_lost_notify_waiters_wakeup_is_a_deadlock() {
+    let report = explore(programs::flag_then_notify_waiters);
+    let Outcome::Deadlock(deadlock) = &report.outcome else {
+        panic!("expected a deadlock, got:\n{report}");
+    };
+    assert_eq!(deadlock.blocked.len(), 1, "{report}");
+    let blocked = &deadlock.blocked[0];
+    assert_eq!(blocked.actor, "main", "{report}");
+    assert_eq!(blocked.awaiting.as_deref(), Some("Notify#2"), "{report}");
+    assert_eq!(report.executions, 4, "{report}");
+}

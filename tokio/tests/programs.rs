@@ -65,3 +65,25 @@ pub(crate) async fn select_one(biased: bool) -> &'static str {
         }
     }
 }
+
+/// A task sets a flag and wakes the waiters; the main task waits unless
+/// the flag is set. `notify_waiters` wakes only the waiters registered at
+/// that moment, and the main task registers when it first polls
+/// `notified()`, after checking the flag: a notification in between is
+/// lost.
+#[cfg_attr(not(feature = "sim"), allow(dead_code))]
+pub(crate) async fn flag_then_notify_waiters() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let ready = Arc::new(AtomicBool::new(false));
+    let notify = Arc::new(tokio::sync::Notify::new());
+    let (r, n) = (ready.clone(), notify.clone());
+    let setter = tokio::spawn(async move {
+        r.store(true, Ordering::SeqCst);
+        n.notify_waiters();
+    });
+    if !ready.load(Ordering::SeqCst) {
+        notify.notified().await;
+    }
+    setter.await.unwrap();
+}
