@@ -191,3 +191,30 @@ async fn join_and_select_with_else_and_preconditions() {
     };
     assert_eq!(which, "sleep");
 }
+
+#[tokio::test]
+async fn owned_guards_and_permits_keep_their_lock_alive() {
+    let limit = Arc::new(Semaphore::new(2));
+    let counter = Arc::new(tokio::sync::Mutex::new(0));
+    let mut tasks = Vec::new();
+    for _ in 0..3 {
+        let permit = limit.clone().acquire_owned().await.unwrap();
+        let counter = counter.clone();
+        tasks.push(tokio::spawn(async move {
+            *counter.lock_owned().await += 1;
+            drop(permit);
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_eq!(*counter.lock().await, 3);
+    assert_eq!(limit.available_permits(), 2);
+    let held = counter.clone().try_lock_owned().unwrap();
+    assert!(counter.try_lock().is_err());
+    drop(held);
+    let permits = limit.clone().try_acquire_many_owned(2).unwrap();
+    assert_eq!(permits.num_permits(), 2);
+    permits.forget();
+    assert_eq!(limit.available_permits(), 0);
+}

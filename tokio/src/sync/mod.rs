@@ -11,22 +11,26 @@
 //! `broadcast::error::*`, `watch::error::SendError`,
 //! `oneshot::error::TryRecvError`; this crate's with the same name and
 //! message otherwise). The rest of the module (`Barrier`, `OnceCell`,
-//! owned guards and permits, ...) is tokio's and not simulated.
+//! owned `RwLock` guards, ...) is tokio's and not simulated.
 
 pub mod broadcast;
 pub mod mpsc;
 mod mutex;
 pub mod oneshot;
 mod rwlock;
+mod semaphore;
 pub mod watch;
 
 pub use tokio::sync::*;
 
-pub use mutex::{Mutex, MutexGuard, TryLockError};
+pub use mutex::{Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
-pub use samaritan::sync::{AcquireError, Notify, Semaphore, SemaphorePermit, TryAcquireError};
+pub use samaritan::sync::Notify;
+pub use semaphore::{AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError};
 
 /// The futures the primitives' methods return.
 pub mod futures {
-    pub use samaritan::sync::futures::Notified;
+    pub use super::mutex::LockOwned;
+    pub use super::semaphore::AcquireOwned;
+    pub use samaritan::sync::futures::{Acquire, Lock, Notified, Read, Write};
 }

@@ -1,13 +1,19 @@
 //! [`Mutex`]: samaritan's async mutex under tokio's names.
 
 use std::fmt;
+use std::future::Future;
+use std::ops::{Deref, DerefMut};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
 
 use samaritan::sync::futures::Lock;
 use samaritan::sync::AsyncMutex;
 
 /// An async mutual-exclusion lock, fair (FIFO); same API as
 /// [`tokio::sync::Mutex`] for `new`, `const_new`, `lock`, `try_lock`,
-/// `get_mut` and `into_inner`. Its guard may be held across `.await`.
+/// `lock_owned`, `try_lock_owned` (for `T: 'static`), `get_mut` and
+/// `into_inner`. Its guard may be held across `.await`.
 pub struct Mutex<T: ?Sized>(AsyncMutex<T>);
 
 /// The guard of a [`Mutex`]; the lock is released when it is dropped.
@@ -65,6 +71,106 @@ impl<T: ?Sized> Mutex<T> {
     /// Returns the value, through the unique borrow that makes the lock needless.
     pub fn get_mut(&mut self) -> &mut T {
         self.0.get_mut()
+    }
+}
+
+impl<T: ?Sized + 'static> Mutex<T> {
+    /// Locks the mutex; the guard keeps it alive.
+    #[track_caller]
+    pub fn lock_owned(self: Arc<Self>) -> LockOwned<T> {
+        let lock = self.0.lock();
+        // SAFETY: the future borrows the mutex inside `self`'s allocation,
+        // which the `Arc` stored beside it keeps alive and in place
+        // (moving the `Arc` moves a pointer) for as long as the future
+        // exists: `LockOwned::drop` drops the future before the `Arc`,
+        // and the `'static` lifetime never leaves this module.
+        let lock = unsafe { std::mem::transmute::<Lock<'_, T>, Lock<'static, T>>(lock) };
+        LockOwned { lock: Some(lock), mutex: self }
+    }
+
+    /// Locks the mutex if it is free now; the guard keeps it alive.
+    #[track_caller]
+    pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
+        let guard = self.0.try_lock().map_err(|_| TryLockError::new())?;
+        // SAFETY: as in `lock_owned`; `OwnedMutexGuard::drop` drops the
+        // guard before the `Arc`.
+        let guard = unsafe { std::mem::transmute::<MutexGuard<'_, T>, MutexGuard<'static, T>>(guard) };
+        Ok(OwnedMutexGuard { guard: Some(guard), mutex: self })
+    }
+}
+
+/// The future of [`Mutex::lock_owned`].
+#[must_use = "futures do nothing unless awaited"]
+pub struct LockOwned<T: ?Sized + 'static> {
+    /// Dropped first, in `drop`, while `mutex` keeps the mutex alive.
+    lock: Option<Lock<'static, T>>,
+    mutex: Arc<Mutex<T>>,
+}
+
+impl<T: ?Sized + 'static> Future for LockOwned<T> {
+    type Output = OwnedMutexGuard<T>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<OwnedMutexGuard<T>> {
+        let this = &mut *self;
+        let lock = this.lock.as_mut().expect("`LockOwned` polled after it completed");
+        let guard = ready!(Pin::new(lock).poll(cx));
+        this.lock = None;
+        Poll::Ready(OwnedMutexGuard { guard: Some(guard), mutex: this.mutex.clone() })
+    }
+}
+
+impl<T: ?Sized + 'static> Drop for LockOwned<T> {
+    fn drop(&mut self) {
+        self.lock = None;
+    }
+}
+
+impl<T: ?Sized + 'static> fmt::Debug for LockOwned<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LockOwned").finish_non_exhaustive()
+    }
+}
+
+/// A guard of a [`Mutex`] that keeps it alive; the lock is released when
+/// it is dropped.
+pub struct OwnedMutexGuard<T: ?Sized + 'static> {
+    /// Borrows the mutex in `mutex`; dropped first, in `drop`. `None`
+    /// only while dropping.
+    guard: Option<MutexGuard<'static, T>>,
+    mutex: Arc<Mutex<T>>,
+}
+
+impl<T: ?Sized + 'static> OwnedMutexGuard<T> {
+    /// Returns the mutex the guard holds.
+    pub fn mutex(this: &Self) -> &Arc<Mutex<T>> {
+        &this.mutex
+    }
+}
+
+impl<T: ?Sized + 'static> Deref for OwnedMutexGuard<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.guard.as_deref().expect("a live guard")
+    }
+}
+
+impl<T: ?Sized + 'static> DerefMut for OwnedMutexGuard<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.guard.as_deref_mut().expect("a live guard")
+    }
+}
+
+impl<T: ?Sized + 'static> Drop for OwnedMutexGuard<T> {
+    fn drop(&mut self) {
+        // Before `mutex`, which a field drops after this body.
+        self.guard = None;
+    }
+}
+
+impl<T: ?Sized + fmt::Debug + 'static> fmt::Debug for OwnedMutexGuard<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
     }
 }
 
