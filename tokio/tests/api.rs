@@ -218,3 +218,21 @@ async fn owned_guards_and_permits_keep_their_lock_alive() {
     permits.forget();
     assert_eq!(limit.available_permits(), 0);
 }
+
+#[tokio::test]
+async fn a_join_set_returns_tasks_in_the_order_they_finished() {
+    let mut set = JoinSet::new();
+    set.spawn(async {
+        time::sleep(Duration::from_millis(20)).await;
+        "slow"
+    });
+    set.spawn(async {
+        time::sleep(Duration::from_millis(10)).await;
+        "fast"
+    });
+    // Both have finished before the set is asked.
+    time::sleep(Duration::from_millis(50)).await;
+    let first = set.join_next().await.unwrap().unwrap();
+    let second = set.join_next().await.unwrap().unwrap();
+    assert_eq!([first, second], ["fast", "slow"]);
+}

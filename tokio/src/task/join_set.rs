@@ -5,6 +5,9 @@ use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
 use super::{JoinError, JoinHandle};
 use crate::exploring;
 
@@ -13,24 +16,50 @@ use crate::exploring;
 /// `join_next`, `try_join_next`, `poll_join_next`, `join_all`,
 /// `abort_all`, `shutdown`, `detach_all`, `len` and `is_empty`.
 ///
-/// A set made inside an exploration holds samaritan tasks: `join_next`
-/// polls them in the order they were spawned and returns the first
-/// finished, so which of two finished tasks comes first follows that
-/// order (which tasks have finished is what the exploration varies).
-/// A set made outside one is tokio's. Dropping the set aborts its tasks.
+/// A set made inside an exploration holds samaritan tasks and returns
+/// them in the order they finished, as tokio's does: each task takes a
+/// ticket from the set's counter when its future completes, and
+/// `join_next` returns the finished task with the lowest ticket (a task
+/// that panicked or was aborted has none, and comes after those that
+/// returned). A set made outside an exploration is tokio's. Dropping the
+/// set aborts its tasks.
 pub struct JoinSet<T>(Set<T>);
 
 /// The tasks, by executor.
 enum Set<T> {
-    Sim(Vec<JoinHandle<T>>),
+    Sim(Sim<T>),
     Tokio(tokio::task::JoinSet<T>),
+}
+
+/// A set of samaritan tasks.
+struct Sim<T> {
+    tasks: Vec<Task<T>>,
+    /// The next ticket a finishing task takes.
+    tickets: Arc<AtomicU64>,
+}
+
+/// A samaritan task of a set.
+struct Task<T> {
+    handle: JoinHandle<T>,
+    /// Its ticket once its future has completed; `u64::MAX` before (and
+    /// for a task that panicked or was aborted).
+    ticket: Arc<AtomicU64>,
+}
+
+impl<T> Sim<T> {
+    /// The index of the finished task that finished first, if any.
+    fn first_finished(&self) -> Option<usize> {
+        (0..self.tasks.len())
+            .filter(|&i| self.tasks[i].handle.is_finished())
+            .min_by_key(|&i| self.tasks[i].ticket.load(Ordering::SeqCst))
+    }
 }
 
 impl<T> JoinSet<T> {
     /// Creates an empty set.
     pub fn new() -> Self {
         if exploring() {
-            JoinSet(Set::Sim(Vec::new()))
+            JoinSet(Set::Sim(Sim { tasks: Vec::new(), tickets: Arc::new(AtomicU64::new(0)) }))
         } else {
             JoinSet(Set::Tokio(tokio::task::JoinSet::new()))
         }
@@ -39,7 +68,7 @@ impl<T> JoinSet<T> {
     /// Returns the number of tasks in the set.
     pub fn len(&self) -> usize {
         match &self.0 {
-            Set::Sim(v) => v.len(),
+            Set::Sim(s) => s.tasks.len(),
             Set::Tokio(s) => s.len(),
         }
     }
@@ -55,7 +84,7 @@ impl<T: 'static> JoinSet<T> {
     /// finished.
     pub fn abort_all(&mut self) {
         match &mut self.0 {
-            Set::Sim(v) => v.iter().for_each(JoinHandle::abort),
+            Set::Sim(s) => s.tasks.iter().for_each(|t| t.handle.abort()),
             Set::Tokio(s) => s.abort_all(),
         }
     }
@@ -63,7 +92,7 @@ impl<T: 'static> JoinSet<T> {
     /// Removes every task without aborting it.
     pub fn detach_all(&mut self) {
         match &mut self.0 {
-            Set::Sim(v) => v.clear(),
+            Set::Sim(s) => s.tasks.clear(),
             Set::Tokio(s) => s.detach_all(),
         }
     }
@@ -76,7 +105,18 @@ impl<T: 'static> JoinSet<T> {
         T: Send,
     {
         match &mut self.0 {
-            Set::Sim(v) => v.push(JoinHandle::sim(samaritan::executor::spawn(task))),
+            Set::Sim(s) => {
+                let ticket = Arc::new(AtomicU64::new(u64::MAX));
+                let (mine, tickets) = (ticket.clone(), s.tickets.clone());
+                let handle = JoinHandle::sim(samaritan::executor::spawn(async move {
+                    let out = task.await;
+                    // Only one actor runs at a time: the tickets follow
+                    // the order the tasks finish in this execution.
+                    mine.store(tickets.fetch_add(1, Ordering::SeqCst), Ordering::SeqCst);
+                    out
+                }));
+                s.tasks.push(Task { handle, ticket });
+            }
             Set::Tokio(s) => {
                 s.spawn(task);
             }
@@ -92,12 +132,12 @@ impl<T: 'static> JoinSet<T> {
     /// Returns a finished task's output, if one has finished.
     pub fn try_join_next(&mut self) -> Option<Result<T, JoinError>> {
         match &mut self.0 {
-            Set::Sim(v) => {
-                let i = v.iter().position(JoinHandle::is_finished)?;
-                let waker = std::task::Waker::from(std::sync::Arc::new(Noop));
-                match Pin::new(&mut v[i]).poll(&mut Context::from_waker(&waker)) {
+            Set::Sim(s) => {
+                let i = s.first_finished()?;
+                let waker = std::task::Waker::from(Arc::new(Noop));
+                match Pin::new(&mut s.tasks[i].handle).poll(&mut Context::from_waker(&waker)) {
                     Poll::Ready(out) => {
-                        v.remove(i);
+                        s.tasks.remove(i);
                         Some(out)
                     }
                     Poll::Pending => None,
@@ -110,13 +150,16 @@ impl<T: 'static> JoinSet<T> {
     /// Polls for a finished task; `Ready(None)` when the set is empty.
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
         match &mut self.0 {
-            Set::Sim(v) => {
-                if v.is_empty() {
+            Set::Sim(s) => {
+                if s.tasks.is_empty() {
                     return Poll::Ready(None);
                 }
-                for i in 0..v.len() {
-                    if let Poll::Ready(out) = Pin::new(&mut v[i]).poll(cx) {
-                        v.remove(i);
+                // The first finished, if any; then every task, which keeps
+                // `cx`'s waker unless it is ready.
+                let order = s.first_finished().into_iter().chain(0..s.tasks.len());
+                for i in order {
+                    if let Poll::Ready(out) = Pin::new(&mut s.tasks[i].handle).poll(cx) {
+                        s.tasks.remove(i);
                         return Poll::Ready(Some(out));
                     }
                 }
@@ -159,8 +202,8 @@ impl<T> Default for JoinSet<T> {
 
 impl<T> Drop for JoinSet<T> {
     fn drop(&mut self) {
-        if let Set::Sim(v) = &self.0 {
-            v.iter().for_each(JoinHandle::abort);
+        if let Set::Sim(s) = &self.0 {
+            s.tasks.iter().for_each(|t| t.handle.abort());
         }
     }
 }
@@ -175,5 +218,5 @@ impl<T> fmt::Debug for JoinSet<T> {
 struct Noop;
 
 impl std::task::Wake for Noop {
-    fn wake(self: std::sync::Arc<Self>) {}
+    fn wake(self: Arc<Self>) {}
 }
