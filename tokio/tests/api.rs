@@ -25,6 +25,11 @@ async fn withdrawals_under_one_lock_hold_leave_20() {
 }
 
 #[tokio::test]
+async fn a_broadcast_listener_subscribed_first_hears_the_message() {
+    crate::programs::listener(false).await;
+}
+
+#[tokio::test]
 async fn a_biased_select_takes_its_first_ready_branch() {
     assert_eq!(crate::programs::select_one(true).await, "a");
 }

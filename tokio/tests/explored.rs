@@ -67,3 +67,23 @@ fn a_lost_notify_waiters_wakeup_is_a_deadlock() {
     assert_eq!(blocked.awaiting.as_deref(), Some("Notify#2"), "{report}");
     assert_eq!(report.executions, 4, "{report}");
 }
+
+#[test]
+fn a_broadcast_subscription_after_the_send_is_found() {
+    let report = explore(|| programs::listener(true));
+    match &report.outcome {
+        Outcome::Panic { message, .. } => {
+            assert_eq!(message, "the listener subscribed too late: Err(Closed)", "{report}")
+        }
+        _ => panic!("expected a panic, got:\n{report}"),
+    }
+    assert!(report.to_string().contains("Broadcast#"), "{report}");
+}
+
+#[test]
+fn a_broadcast_subscription_before_the_spawn_passes() {
+    let report = explore(|| programs::listener(false));
+    assert_eq!(report.outcome, Outcome::Pass, "{report}");
+    assert!(report.exhausted, "{report}");
+    assert_eq!(report.executions, 16, "{report}");
+}

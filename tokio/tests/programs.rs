@@ -87,3 +87,21 @@ pub(crate) async fn flag_then_notify_waiters() {
     }
     setter.await.unwrap();
 }
+
+/// A listener task hears a broadcast; with `late`, it subscribes itself,
+/// while the main task sends: a subscription made after the send misses
+/// the message. Without it, the main task subscribes for it first.
+pub(crate) async fn listener(late: bool) {
+    let (tx, _keep) = tokio::sync::broadcast::channel::<&str>(4);
+    let early = if late { None } else { Some(tx.subscribe()) };
+    let tx2 = tx.clone();
+    let listener = tokio::spawn(async move {
+        let mut rx = early.unwrap_or_else(|| tx2.subscribe());
+        drop(tx2);
+        rx.recv().await
+    });
+    tx.send("hello").unwrap();
+    drop(tx);
+    let heard = listener.await.unwrap();
+    assert!(heard.is_ok(), "the listener subscribed too late: {heard:?}");
+}
