@@ -680,6 +680,26 @@ fn watch_reports_a_dropped_end() {
 }
 
 #[test]
+fn watch_send_modify_publishes_and_send_if_modified_may_not() {
+    let (tx, mut rx) = watch::channel(vec![1]);
+    tx.send_modify(|v| v.push(2));
+    assert_eq!(rx.has_changed(), Ok(true));
+    assert_eq!(*rx.borrow_and_update(), [1, 2]);
+    assert!(!tx.send_if_modified(|v| v.len() > 5));
+    assert_eq!(rx.has_changed(), Ok(false));
+    let mut changed = Probe::new(rx.changed());
+    changed.pending();
+    assert!(tx.send_if_modified(|v| {
+        v.clear();
+        true
+    }));
+    assert!(changed.woken());
+    changed.ready().unwrap();
+    drop(changed);
+    assert!(rx.borrow().is_empty());
+}
+
+#[test]
 fn watch_an_unseen_value_is_reported_before_the_sender_drop() {
     let (tx, mut rx) = watch::channel(0);
     tx.send(1).unwrap();
