@@ -152,6 +152,10 @@ async fn watch_notify_rwlock_and_semaphore() {
     });
     rx.changed().await.unwrap();
     assert_eq!(*rx.borrow_and_update(), 1);
+    let (modified, mut seen) = watch::channel(vec![1]);
+    modified.send_modify(|v| v.push(2));
+    assert!(!modified.send_if_modified(|v| v.is_empty()));
+    assert_eq!(*seen.borrow_and_update(), [1, 2]);
     drop(sender.await.unwrap());
     assert!(rx.changed().await.is_err());
 
@@ -240,4 +244,25 @@ async fn a_join_set_returns_tasks_in_the_order_they_finished() {
     let first = set.join_next().await.unwrap().unwrap();
     let second = set.join_next().await.unwrap().unwrap();
     assert_eq!([first, second], ["fast", "slow"]);
+}
+
+#[tokio::test]
+async fn select_binds_mutably_and_breaks_out_of_a_loop() -> Result<(), std::io::Error> {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    for n in [1, 2, 3] {
+        tx.send(n).unwrap();
+    }
+    drop(tx);
+    let mut sum = 0;
+    loop {
+        tokio::select! {
+            Some(mut n) = rx.recv() => {
+                n *= 10;
+                sum += n;
+            }
+            else => break,
+        }
+    }
+    assert_eq!(sum, 60);
+    Ok(())
 }

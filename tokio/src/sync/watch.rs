@@ -1,9 +1,9 @@
 //! tokio's `watch` channel on samaritan's.
 //!
 //! Same API as [`tokio::sync::watch`] for `channel`,
-//! `Sender::{send, send_replace, borrow, subscribe, receiver_count,
-//! is_closed}` and `Receiver::{borrow, borrow_and_update, has_changed,
-//! changed}` (and `Clone`). `send_modify`, `send_if_modified`,
+//! `Sender::{send, send_replace, send_modify, send_if_modified, borrow,
+//! subscribe, receiver_count, is_closed}` and `Receiver::{borrow,
+//! borrow_and_update, has_changed, changed}` (and `Clone`).
 //! `Sender::closed`, `wait_for` and `Ref::has_changed` are not mapped.
 
 use std::fmt;
@@ -60,6 +60,19 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn send_replace(&self, value: T) -> T {
         self.0.send_replace(value)
+    }
+
+    /// Changes the value in place and publishes it, receivers or not.
+    #[track_caller]
+    pub fn send_modify(&self, modify: impl FnOnce(&mut T)) {
+        self.0.send_modify(modify)
+    }
+
+    /// Changes the value in place and publishes it if `modify` returns
+    /// true, receivers or not; returns what `modify` returned.
+    #[track_caller]
+    pub fn send_if_modified(&self, modify: impl FnOnce(&mut T) -> bool) -> bool {
+        self.0.send_if_modified(modify)
     }
 
     /// Borrows the current value.
