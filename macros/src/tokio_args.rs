@@ -32,7 +32,11 @@ pub(crate) fn parse(args: TokenStream) -> syn::Result<TokioArgs> {
     let parser = syn::meta::parser(|meta: ParseNestedMeta<'_>| {
         let name = meta.path.to_token_stream().to_string();
         if !NAMES.contains(&name.as_str()) {
-            return Err(meta.error(format!("unknown argument `{name}`; expected one of {}", NAMES.join(", "))));
+            let names = NAMES.join(", ");
+            return Err(meta.error(format!(
+                "unknown argument `{name}`; expected one of {names} \
+                 (samaritan's settings come from the `SAMARITAN_*` environment variables)"
+            )));
         }
         if given.contains(&name) {
             return Err(meta.error(format!("`{name}` is given twice")));

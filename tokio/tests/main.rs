@@ -17,3 +17,5 @@ mod outside;
 mod programs;
 #[cfg(feature = "sim")]
 mod support;
+#[cfg(feature = "sim")]
+mod ui;
