@@ -266,3 +266,41 @@ async fn select_binds_mutably_and_breaks_out_of_a_loop() -> Result<(), std::io::
     assert_eq!(sum, 60);
     Ok(())
 }
+
+#[tokio::test]
+async fn deadlines_reset_and_absolute_timers() {
+    let start = Instant::now();
+    let mut sleep = Box::pin(time::sleep(Duration::from_secs(100)));
+    sleep.as_mut().reset(start + Duration::from_millis(10));
+    assert_eq!(sleep.deadline(), start + Duration::from_millis(10));
+    sleep.as_mut().await;
+    assert!(sleep.is_elapsed());
+    let elapsed = start.elapsed();
+    assert_elapsed(elapsed, Duration::from_millis(10));
+    assert!(elapsed < Duration::from_secs(100));
+
+    let now = Instant::now();
+    time::sleep_until(now + Duration::from_millis(5)).await;
+    let r = time::timeout_at(Instant::now() + Duration::from_millis(5), std::future::pending::<()>()).await;
+    assert!(r.is_err());
+    let mut ticks = time::interval_at(Instant::now() + Duration::from_millis(5), Duration::from_millis(5));
+    ticks.tick().await;
+    assert_elapsed(now.elapsed(), Duration::from_millis(15));
+}
+
+#[tokio::test]
+async fn blocking_calls_work_from_a_blocking_thread() {
+    let (tx, mut rx) = mpsc::channel(1);
+    let (reply, answer) = oneshot::channel();
+    let lock = Arc::new(tokio::sync::Mutex::new(0));
+    let held = lock.clone();
+    let worker = tokio::task::spawn_blocking(move || {
+        let n = rx.blocking_recv().unwrap();
+        *held.blocking_lock() += n;
+        reply.send(n * 2).unwrap();
+    });
+    tx.send(5).await.unwrap();
+    worker.await.unwrap();
+    assert_eq!(answer.await, Ok(10));
+    assert_eq!(*lock.lock().await, 5);
+}

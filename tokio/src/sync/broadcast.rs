@@ -2,13 +2,14 @@
 //!
 //! Same API as [`tokio::sync::broadcast`] for `channel`,
 //! `Sender::{send, subscribe, receiver_count, len, is_empty}` (and
-//! `Clone`) and `Receiver::{recv, try_recv, resubscribe, len, is_empty}`,
+//! `Clone`) and `Receiver::{recv, try_recv, blocking_recv, resubscribe,
+//! len, is_empty}`,
 //! with tokio's error types and semantics: the capacity is rounded up to
 //! a power of two, a send with no receiver fails, a receiver that falls
 //! more than the capacity behind gets `Lagged(n)` (n: the messages it
 //! missed) and goes on from the oldest one kept, and `Closed` comes once
 //! every sender is gone and the receiver has taken every message.
-//! `blocking_recv`, weak senders and `Sender::closed` are not mapped.
+//! Weak senders and `Sender::closed` are not mapped.
 
 use std::fmt;
 use std::future::Future;
@@ -86,6 +87,16 @@ impl<T: Clone> Receiver<T> {
                 _ => RecvError::Closed,
             })
         }
+    }
+
+    /// Waits for the next message from synchronous code.
+    ///
+    /// Runs the future on samaritan's `block_on` (a simulated thread's own
+    /// executor inside an exploration); unlike tokio's, it does not panic
+    /// when called from async code, which it would block.
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Result<T, RecvError> {
+        samaritan::executor::block_on(self.recv())
     }
 
     /// Takes the next message if one is waiting now.

@@ -3,9 +3,9 @@
 //! Same API as [`tokio::sync::mpsc`] for `channel`, `unbounded_channel`,
 //! `Sender::{send, try_send, capacity, is_closed}`,
 //! `UnboundedSender::{send, is_closed}` and
-//! `Receiver`/`UnboundedReceiver::{recv, poll_recv, try_recv, close}`,
-//! with tokio's error types. Permits (`reserve`), `recv_many`, `blocking_*`
-//! and weak senders are not mapped.
+//! `Receiver`/`UnboundedReceiver::{recv, poll_recv, try_recv, close}` and
+//! the `blocking_*` forms, with tokio's error types. Permits (`reserve`),
+//! `recv_many` and weak senders are not mapped.
 
 use std::fmt;
 use std::future::Future;
@@ -67,6 +67,17 @@ impl<T> Sender<T> {
         async move { send.await.map_err(|e| SendError(e.0)) }
     }
 
+    /// Sends `value` from synchronous code, waiting for room; fails if the
+    /// receiver is gone.
+    ///
+    /// Runs the future on samaritan's `block_on` (a simulated thread's own
+    /// executor inside an exploration); unlike tokio's, it does not panic
+    /// when called from async code, which it would block.
+    #[track_caller]
+    pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
+        samaritan::executor::block_on(self.send(value))
+    }
+
     /// Sends `value` if there is room now.
     #[track_caller]
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
@@ -112,6 +123,17 @@ macro_rules! receiver {
             #[track_caller]
             pub fn recv(&mut self) -> impl Future<Output = Option<T>> + '_ {
                 self.0.recv()
+            }
+
+            /// Waits for the next message from synchronous code.
+            ///
+            /// Runs the future on samaritan's `block_on` (a simulated
+            /// thread's own executor inside an exploration); unlike
+            /// tokio's, it does not panic when called from async code,
+            /// which it would block.
+            #[track_caller]
+            pub fn blocking_recv(&mut self) -> Option<T> {
+                samaritan::executor::block_on(self.0.recv())
             }
 
             /// Polls for the next message.

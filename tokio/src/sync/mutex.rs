@@ -11,7 +11,7 @@ use samaritan::sync::futures::Lock;
 use samaritan::sync::AsyncMutex;
 
 /// An async mutual-exclusion lock, fair (FIFO); same API as
-/// [`tokio::sync::Mutex`] for `new`, `const_new`, `lock`, `try_lock`,
+/// [`tokio::sync::Mutex`] for `new`, `const_new`, `lock`, `try_lock`, `blocking_lock`,
 /// `lock_owned`, `try_lock_owned` (for `T: 'static`), `get_mut` and
 /// `into_inner`. Its guard may be held across `.await`.
 pub struct Mutex<T: ?Sized>(AsyncMutex<T>);
@@ -60,6 +60,16 @@ impl<T: ?Sized> Mutex<T> {
     #[track_caller]
     pub fn lock(&self) -> Lock<'_, T> {
         self.0.lock()
+    }
+
+    /// Locks the mutex from synchronous code, waiting while another holds it.
+    ///
+    /// Runs the future on samaritan's `block_on` (a simulated thread's own
+    /// executor inside an exploration); unlike tokio's, it does not panic
+    /// when called from async code, which it would block.
+    #[track_caller]
+    pub fn blocking_lock(&self) -> MutexGuard<'_, T> {
+        samaritan::executor::block_on(self.0.lock())
     }
 
     /// Locks the mutex if it is free now.

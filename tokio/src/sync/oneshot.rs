@@ -2,7 +2,7 @@
 //!
 //! Same API as [`tokio::sync::oneshot`] for `channel`,
 //! `Sender::{send, is_closed, closed}` and `Receiver` (a future;
-//! `try_recv`, `close`). `blocking_recv` is not mapped.
+//! `try_recv`, `close`, `blocking_recv`).
 
 use std::fmt;
 use std::future::Future;
@@ -75,6 +75,16 @@ impl<T> Receiver<T> {
             chan::TryRecvError::Empty => TryRecvError::Empty,
             _ => TryRecvError::Closed,
         })
+    }
+
+    /// Waits for the value from synchronous code.
+    ///
+    /// Runs the future on samaritan's `block_on` (a simulated thread's own
+    /// executor inside an exploration); unlike tokio's, it does not panic
+    /// when called from async code, which it would block.
+    #[track_caller]
+    pub fn blocking_recv(self) -> Result<T, RecvError> {
+        samaritan::executor::block_on(self)
     }
 
     /// Refuses the value; a value already sent can still be taken.

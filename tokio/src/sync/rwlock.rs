@@ -9,7 +9,8 @@ use super::TryLockError;
 
 /// An async reader-writer lock, fair (FIFO); same API as
 /// [`tokio::sync::RwLock`] for `new`, `const_new`, `read`, `write`,
-/// `try_read`, `try_write`, `get_mut` and `into_inner`.
+/// `try_read`, `try_write`, `blocking_read`, `blocking_write`, `get_mut`
+/// and `into_inner`.
 pub struct RwLock<T: ?Sized>(AsyncRwLock<T>);
 
 /// Shared access to an [`RwLock`]'s value.
@@ -47,6 +48,26 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn write(&self) -> Write<'_, T> {
         self.0.write()
+    }
+
+    /// Locks for reading from synchronous code.
+    ///
+    /// Runs the future on samaritan's `block_on` (a simulated thread's own
+    /// executor inside an exploration); unlike tokio's, it does not panic
+    /// when called from async code, which it would block.
+    #[track_caller]
+    pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
+        samaritan::executor::block_on(self.0.read())
+    }
+
+    /// Locks for writing from synchronous code.
+    ///
+    /// Runs the future on samaritan's `block_on` (a simulated thread's own
+    /// executor inside an exploration); unlike tokio's, it does not panic
+    /// when called from async code, which it would block.
+    #[track_caller]
+    pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
+        samaritan::executor::block_on(self.0.write())
     }
 
     /// Locks for reading if that is possible now.

@@ -65,7 +65,7 @@ impl Sleep {
     /// Returns `true` once the deadline has passed.
     pub fn is_elapsed(&self) -> bool {
         match &self.0 {
-            Repr::Sim { inner, .. } => inner.is_elapsed(),
+            Repr::Sim { inner, deadline } => inner.is_elapsed() || Instant::now() >= *deadline,
             Repr::Tokio(s) => s.is_elapsed(),
         }
     }
@@ -74,10 +74,10 @@ impl Sleep {
     pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
         match &mut self.get_mut().0 {
             Repr::Sim { inner, deadline: d } => {
-                // samaritan's sleep measures a deadline against the wall
-                // clock; the remaining virtual time is what it keeps.
-                let remaining = deadline.saturating_duration_since(Instant::now());
-                inner.reset(std::time::Instant::now() + remaining);
+                // A new sleep for the virtual time that remains (samaritan's
+                // `reset` measures a deadline against the wall clock, which
+                // moves meanwhile); dropping the old one disarms it.
+                *inner = samaritan::time::sleep(deadline.saturating_duration_since(Instant::now()));
                 *d = deadline;
             }
             Repr::Tokio(s) => s.as_mut().reset(deadline.into()),
