@@ -14,9 +14,10 @@
 //! ```
 //!
 //! The code stays as it is (`use tokio::sync::Mutex; tokio::spawn(...)`,
-//! `#[tokio::test]`). Without `sim` this crate *is* tokio (with its `full`
-//! feature set): every item is a re-export, so production keeps tokio's
-//! runtime, I/O and speed. With `sim` (put it in `[dev-dependencies]`,
+//! `#[tokio::test]`), and so does a feature list: tokio's feature names
+//! are this crate's too, forwarded to tokio (`full` is always on).
+//! Without `sim` this crate *is* tokio: every item is a re-export, so
+//! production keeps tokio's runtime, I/O and speed. With `sim` (put it in `[dev-dependencies]`,
 //! where resolver 2 keeps it out of normal builds), each `#[tokio::test]`
 //! is explored: its body is the main task of samaritan's executor inside
 //! `samaritan::check`, run once per schedule, and a failure panics with
