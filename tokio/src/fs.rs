@@ -1,17 +1,19 @@
 //! tokio's `fs` module; under `sim`, the common entry points of file I/O
 //! refuse to run inside an exploration, where it is not simulated.
 //!
-//! [`read`], [`read_to_string`], [`write()`], [`File::open`] and
-//! [`File::create`] return an `io::Error` of kind `Unsupported` naming the
-//! call inside an exploration; outside one they are tokio's. [`File`]
-//! wraps tokio's and dereferences to it (`AsyncRead`, `AsyncWrite` and
-//! `AsyncSeek` too). The rest of the module (`OpenOptions`, `read_dir`,
-//! `remove_file`, ...) is tokio's, unchecked: inside an exploration it
-//! fails as tokio fails without a runtime.
+//! The free functions ([`read`], [`write()`], [`create_dir_all`],
+//! [`metadata`], ...), [`File::open`] and [`File::create`] return an
+//! `io::Error` of kind `Unsupported` naming the call inside an
+//! exploration; outside one they are tokio's. [`File`] wraps tokio's and
+//! dereferences to it (`AsyncRead`, `AsyncWrite` and `AsyncSeek` too).
+//! The rest of the module (`OpenOptions`, `DirBuilder`, `symlink`, ...) is
+//! tokio's, unchecked: inside an exploration it fails as tokio fails
+//! without a runtime.
 
+use std::fs::{Metadata, Permissions};
 use std::io::{self, SeekFrom};
 use std::ops::{Deref, DerefMut};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -20,22 +22,36 @@ use tokio::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 
 use crate::io_guard::refuse_inside_exploration;
 
-/// Reads a whole file; same API as [`tokio::fs::read`].
-pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
-    refuse_inside_exploration("tokio::fs::read")?;
-    tokio::fs::read(path).await
+/// tokio's free functions, each refusing to run inside an exploration.
+macro_rules! guarded {
+    ($(fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {$(
+        #[doc = concat!("Same API as [`tokio::fs::", stringify!($name), "`]; refused inside an exploration.")]
+        pub async fn $name($($arg: $ty),*) -> io::Result<$ret> {
+            refuse_inside_exploration(concat!("tokio::fs::", stringify!($name)))?;
+            tokio::fs::$name($($arg),*).await
+        }
+    )*};
 }
 
-/// Reads a whole file as UTF-8; same API as [`tokio::fs::read_to_string`].
-pub async fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
-    refuse_inside_exploration("tokio::fs::read_to_string")?;
-    tokio::fs::read_to_string(path).await
-}
-
-/// Writes a whole file; same API as [`tokio::fs::write`].
-pub async fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Result<()> {
-    refuse_inside_exploration("tokio::fs::write")?;
-    tokio::fs::write(path, contents).await
+guarded! {
+    fn canonicalize(path: impl AsRef<Path>) -> PathBuf;
+    fn copy(from: impl AsRef<Path>, to: impl AsRef<Path>) -> u64;
+    fn create_dir(path: impl AsRef<Path>) -> ();
+    fn create_dir_all(path: impl AsRef<Path>) -> ();
+    fn hard_link(original: impl AsRef<Path>, link: impl AsRef<Path>) -> ();
+    fn metadata(path: impl AsRef<Path>) -> Metadata;
+    fn read(path: impl AsRef<Path>) -> Vec<u8>;
+    fn read_dir(path: impl AsRef<Path>) -> ReadDir;
+    fn read_link(path: impl AsRef<Path>) -> PathBuf;
+    fn read_to_string(path: impl AsRef<Path>) -> String;
+    fn remove_dir(path: impl AsRef<Path>) -> ();
+    fn remove_dir_all(path: impl AsRef<Path>) -> ();
+    fn remove_file(path: impl AsRef<Path>) -> ();
+    fn rename(from: impl AsRef<Path>, to: impl AsRef<Path>) -> ();
+    fn set_permissions(path: impl AsRef<Path>, perm: Permissions) -> ();
+    fn symlink_metadata(path: impl AsRef<Path>) -> Metadata;
+    fn try_exists(path: impl AsRef<Path>) -> bool;
+    fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> ();
 }
 
 /// An open file; tokio's, refused inside an exploration.

@@ -1,13 +1,13 @@
 //! tokio's `net` module; under `sim`, the entry points of network I/O
 //! refuse to run inside an exploration, where it is not simulated.
 //!
-//! [`TcpListener::bind`], [`TcpStream::connect`] and [`UdpSocket::bind`]
-//! return an `io::Error` of kind `Unsupported` naming the call inside an
-//! exploration; outside one they are tokio's. The three types wrap
-//! tokio's and dereference to them, so every other method is tokio's;
-//! [`TcpStream`] is `AsyncRead` and `AsyncWrite`. The rest of the module
-//! (Unix sockets, `lookup_host`, ...) is tokio's, unchecked: inside an
-//! exploration it fails as tokio fails without a runtime.
+//! [`TcpListener::bind`], [`TcpStream::connect`], [`UdpSocket::bind`] and
+//! [`lookup_host`] return an `io::Error` of kind `Unsupported` naming the
+//! call inside an exploration; outside one they are tokio's. The three
+//! types wrap tokio's and dereference to them, so every other method is
+//! tokio's; [`TcpStream`] is `AsyncRead` and `AsyncWrite`. The rest of the
+//! module (`TcpSocket`, Unix sockets, ...) is tokio's, unchecked: inside
+//! an exploration it fails as tokio fails without a runtime.
 
 use std::io;
 use std::net::SocketAddr;
@@ -19,6 +19,13 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 pub use tokio::net::*;
 
 use crate::io_guard::refuse_inside_exploration;
+
+/// Resolves `host` to socket addresses; same API as
+/// [`tokio::net::lookup_host`]; refused inside an exploration.
+pub async fn lookup_host<T: ToSocketAddrs>(host: T) -> io::Result<impl Iterator<Item = SocketAddr>> {
+    refuse_inside_exploration("tokio::net::lookup_host")?;
+    tokio::net::lookup_host(host).await
+}
 
 /// A TCP listener; tokio's, refused inside an exploration.
 #[derive(Debug)]

@@ -14,6 +14,12 @@ async fn network_and_file_io_name_the_call_inside_an_exploration() {
              simulated; run it outside the exploration or give the code under test an in-memory stand-in"
         );
         assert!(read.unwrap_err().to_string().starts_with("`tokio::fs::read` inside a samaritan exploration"));
+        let e = tokio::fs::create_dir_all("target/never").await.unwrap_err();
+        assert!(e.to_string().starts_with("`tokio::fs::create_dir_all` inside"), "{e}");
+        let e = tokio::net::lookup_host("localhost:80").await.err().unwrap();
+        assert!(e.to_string().starts_with("`tokio::net::lookup_host` inside"), "{e}");
+        let e = tokio::fs::File::create("target/never").await.unwrap_err();
+        assert!(e.to_string().starts_with("`tokio::fs::File::create` inside"), "{e}");
     } else {
         assert!(listener.is_ok());
         assert!(read.unwrap().starts_with(b"[package]"));
