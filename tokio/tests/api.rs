@@ -304,3 +304,16 @@ async fn blocking_calls_work_from_a_blocking_thread() {
     assert_eq!(answer.await, Ok(10));
     assert_eq!(*lock.lock().await, 5);
 }
+
+/// tokio's test clock; with `test-util` only, as in tokio.
+#[cfg(feature = "test-util")]
+#[tokio::test]
+async fn advance_moves_a_paused_clock() {
+    time::pause();
+    let start = Instant::now();
+    let timer = tokio::spawn(time::sleep(Duration::from_secs(5)));
+    time::advance(Duration::from_secs(5)).await;
+    assert_eq!(start.elapsed(), Duration::from_secs(5));
+    timer.await.unwrap();
+    time::resume();
+}

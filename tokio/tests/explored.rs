@@ -87,3 +87,11 @@ fn a_broadcast_subscription_before_the_spawn_passes() {
     assert!(report.exhausted, "{report}");
     assert_eq!(report.executions, 16, "{report}");
 }
+
+/// The attribute's own exploration finds the race: the test fails with
+/// samaritan's report, whose verdict carries the program's message.
+#[tokio::test]
+#[should_panic(expected = "overdrawn: -60")]
+async fn tokio_test_explores_its_body_and_fails_on_the_race() {
+    programs::two_withdrawals(true).await;
+}

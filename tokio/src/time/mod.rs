@@ -8,13 +8,15 @@
 //! minute of timeouts takes no wall-clock time, and a timeout fires only
 //! when nothing else can happen first (when its future becomes ready at
 //! the same instant, which wins is an explored choice). [`Instant::now`]
-//! reads that clock. Outside an exploration every item is tokio's
-//! (`pause`, `advance` and `start_paused` included). `pause`, `resume`
-//! and `advance` are tokio's only: inside an exploration the clock always
-//! behaves as a paused tokio clock does.
+//! reads that clock. Outside an exploration every item is tokio's. With
+//! the `test-util` feature, `pause` and `resume` do nothing inside an
+//! exploration (its clock always behaves as a paused tokio clock does)
+//! and `advance` sleeps there.
 
 mod instant;
 mod interval;
+#[cfg(feature = "test-util")]
+mod paused;
 mod sleep;
 mod timeout;
 
@@ -22,6 +24,8 @@ pub use tokio::time::*;
 
 pub use instant::Instant;
 pub use interval::{interval, interval_at, Interval};
+#[cfg(feature = "test-util")]
+pub use paused::{advance, pause, resume};
 pub use sleep::{sleep, sleep_until, Sleep};
 pub use timeout::{timeout, timeout_at, Timeout};
 
