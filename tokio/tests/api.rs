@@ -317,3 +317,39 @@ async fn advance_moves_a_paused_clock() {
     timer.await.unwrap();
     time::resume();
 }
+
+/// What tokio's are, these are: `Send` (and `Sync` where tokio's are), so
+/// that code moving them between tasks compiles in both modes.
+#[test]
+fn handles_futures_and_guards_are_send() {
+    fn send<T: Send>(_: &T) {}
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let handle = tokio::spawn(async {});
+        send_sync(&handle);
+        let mut set = JoinSet::<()>::new();
+        send_sync(&set);
+        send(&set.join_next());
+        send_sync(&time::sleep(Duration::ZERO));
+        send_sync(&time::timeout(Duration::ZERO, async {}));
+        send_sync(&time::interval(Duration::from_millis(1)));
+        let (tx, mut rx) = mpsc::channel::<u8>(1);
+        send(&tx.send(1));
+        send(&rx.recv());
+        let (btx, mut brx) = broadcast::channel::<u8>(1);
+        send_sync(&btx);
+        send(&brx.recv());
+        let (_wtx, mut wrx) = watch::channel(0);
+        send(&wrx.changed());
+        let lock = Arc::new(tokio::sync::Mutex::new(0));
+        send(&lock.lock());
+        send(&lock.clone().lock_owned());
+        send_sync(&lock.lock().await);
+        let sem = Arc::new(Semaphore::new(1));
+        send(&sem.clone().acquire_owned());
+        send_sync(&sem.clone().acquire_owned().await.unwrap());
+        send(&tokio::task::yield_now());
+        handle.await.unwrap();
+    });
+}
