@@ -25,6 +25,11 @@ async fn withdrawals_under_one_lock_hold_leave_20() {
 }
 
 #[tokio::test]
+async fn a_notified_future_made_before_the_check_is_woken() {
+    crate::programs::flag_then_notify_waiters(false).await;
+}
+
+#[tokio::test]
 async fn a_broadcast_listener_subscribed_first_hears_the_message() {
     crate::programs::listener(false).await;
 }

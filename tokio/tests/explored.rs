@@ -57,7 +57,7 @@ fn a_biased_select_polls_its_branches_in_order() {
 
 #[test]
 fn a_lost_notify_waiters_wakeup_is_a_deadlock() {
-    let report = explore(programs::flag_then_notify_waiters);
+    let report = explore(|| programs::flag_then_notify_waiters(true));
     let Outcome::Deadlock(deadlock) = &report.outcome else {
         panic!("expected a deadlock, got:\n{report}");
     };
@@ -66,6 +66,14 @@ fn a_lost_notify_waiters_wakeup_is_a_deadlock() {
     assert_eq!(blocked.actor, "main", "{report}");
     assert_eq!(blocked.awaiting.as_deref(), Some("Notify#2"), "{report}");
     assert_eq!(report.executions, 4, "{report}");
+}
+
+#[test]
+fn a_notified_future_made_before_the_check_passes() {
+    let report = explore(|| programs::flag_then_notify_waiters(false));
+    assert_eq!(report.outcome, Outcome::Pass, "{report}");
+    assert!(report.exhausted, "{report}");
+    assert_eq!(report.executions, 5, "{report}");
 }
 
 #[test]

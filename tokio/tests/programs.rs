@@ -67,12 +67,12 @@ pub(crate) async fn select_one(biased: bool) -> &'static str {
 }
 
 /// A task sets a flag and wakes the waiters; the main task waits unless
-/// the flag is set. `notify_waiters` wakes only the waiters registered at
-/// that moment, and the main task registers when it first polls
-/// `notified()`, after checking the flag: a notification in between is
-/// lost.
+/// the flag is set. `notify_waiters` wakes only the `notified()` futures
+/// that exist at that moment; with `lost`, the main task makes its future
+/// after checking the flag, and a notification in between is lost.
+/// Without it, the future is made first, as tokio's documentation says.
 #[cfg_attr(not(feature = "sim"), allow(dead_code))]
-pub(crate) async fn flag_then_notify_waiters() {
+pub(crate) async fn flag_then_notify_waiters(lost: bool) {
     use std::sync::atomic::{AtomicBool, Ordering};
 
     let ready = Arc::new(AtomicBool::new(false));
@@ -82,8 +82,12 @@ pub(crate) async fn flag_then_notify_waiters() {
         r.store(true, Ordering::SeqCst);
         n.notify_waiters();
     });
+    let early = if lost { None } else { Some(notify.notified()) };
     if !ready.load(Ordering::SeqCst) {
-        notify.notified().await;
+        match early {
+            Some(notified) => notified.await,
+            None => notify.notified().await,
+        }
     }
     setter.await.unwrap();
 }
