@@ -358,3 +358,24 @@ fn handles_futures_and_guards_are_send() {
         handle.await.unwrap();
     });
 }
+
+#[tokio::test]
+async fn abort_handles_cancel_one_task() {
+    let mut set = JoinSet::new();
+    let forever = set.spawn(std::future::pending::<&str>());
+    set.spawn(async { "done" });
+    forever.abort();
+    let mut outcomes = Vec::new();
+    while let Some(r) = set.join_next().await {
+        outcomes.push(r.map_err(|e| e.is_cancelled()));
+    }
+    outcomes.sort();
+    assert_eq!(outcomes, [Ok("done"), Err(true)]);
+    assert!(forever.is_finished());
+
+    let task = tokio::spawn(std::future::pending::<()>());
+    let aborter = task.abort_handle();
+    aborter.clone().abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    assert!(aborter.is_finished());
+}

@@ -1,5 +1,5 @@
-//! [`JoinHandle`] and [`JoinError`]: samaritan's or tokio's, whichever
-//! spawned the task.
+//! [`JoinHandle`], [`AbortHandle`] and [`JoinError`]: samaritan's or
+//! tokio's, whichever spawned the task.
 
 use std::any::Any;
 use std::fmt;
@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 /// An owned permission to await a task's output; same API as
-/// [`tokio::task::JoinHandle`] (without `abort_handle` and `id`).
+/// [`tokio::task::JoinHandle`] (without `id`).
 /// Dropping it detaches the task.
 pub struct JoinHandle<T>(Handle<T>);
 
@@ -42,6 +42,54 @@ impl<T> JoinHandle<T> {
             Handle::Sim(h) => h.is_finished(),
             Handle::Tokio(h) => h.is_finished(),
         }
+    }
+
+    /// Returns a handle that aborts the task without owning its output.
+    pub fn abort_handle(&self) -> AbortHandle {
+        match &self.0 {
+            Handle::Sim(h) => AbortHandle(Abort::Sim(h.abort_handle())),
+            Handle::Tokio(h) => AbortHandle(Abort::Tokio(h.abort_handle())),
+        }
+    }
+}
+
+/// Aborts a task without owning its output; same API as
+/// [`tokio::task::AbortHandle`] for `abort` and `is_finished`.
+#[derive(Clone)]
+pub struct AbortHandle(Abort);
+
+/// Which executor runs the task.
+#[derive(Clone)]
+enum Abort {
+    Sim(samaritan::executor::AbortHandle),
+    Tokio(tokio::task::AbortHandle),
+}
+
+impl AbortHandle {
+    pub(crate) fn tokio(h: tokio::task::AbortHandle) -> Self {
+        AbortHandle(Abort::Tokio(h))
+    }
+
+    /// Aborts the task, as [`JoinHandle::abort`] does.
+    pub fn abort(&self) {
+        match &self.0 {
+            Abort::Sim(h) => h.abort(),
+            Abort::Tokio(h) => h.abort(),
+        }
+    }
+
+    /// Returns `true` once the task has finished (or was cancelled).
+    pub fn is_finished(&self) -> bool {
+        match &self.0 {
+            Abort::Sim(h) => h.is_finished(),
+            Abort::Tokio(h) => h.is_finished(),
+        }
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle").field("finished", &self.is_finished()).finish_non_exhaustive()
     }
 }
 

@@ -8,12 +8,11 @@ use std::task::{Context, Poll};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::{JoinError, JoinHandle};
+use super::{AbortHandle, JoinError, JoinHandle};
 use crate::exploring;
 
 /// A collection of tasks; same API as [`tokio::task::JoinSet`] for `new`,
-/// `spawn` (which returns nothing here, not an `AbortHandle`),
-/// `join_next`, `try_join_next`, `poll_join_next`, `join_all`,
+/// `spawn`, `join_next`, `try_join_next`, `poll_join_next`, `join_all`,
 /// `abort_all`, `shutdown`, `detach_all`, `len` and `is_empty`.
 ///
 /// A set made inside an exploration holds samaritan tasks and returns
@@ -97,9 +96,10 @@ impl<T: 'static> JoinSet<T> {
         }
     }
 
-    /// Spawns `task` into the set (on the executor the set belongs to).
+    /// Spawns `task` into the set (on the executor the set belongs to);
+    /// returns a handle that aborts it.
     #[track_caller]
-    pub fn spawn<F>(&mut self, task: F)
+    pub fn spawn<F>(&mut self, task: F) -> AbortHandle
     where
         F: Future<Output = T> + Send + 'static,
         T: Send,
@@ -115,11 +115,11 @@ impl<T: 'static> JoinSet<T> {
                     mine.store(tickets.fetch_add(1, Ordering::SeqCst), Ordering::SeqCst);
                     out
                 }));
+                let abort = handle.abort_handle();
                 s.tasks.push(Task { handle, ticket });
+                abort
             }
-            Set::Tokio(s) => {
-                s.spawn(task);
-            }
+            Set::Tokio(s) => AbortHandle::tokio(s.spawn(task)),
         }
     }
 

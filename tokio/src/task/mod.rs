@@ -1,12 +1,12 @@
 //! tokio's `task` module; under `sim`, [`spawn`], [`spawn_blocking`],
-//! [`yield_now`], [`JoinHandle`], [`JoinError`] and [`JoinSet`] are
+//! [`yield_now`], [`JoinHandle`], [`AbortHandle`], [`JoinError`] and [`JoinSet`] are
 //! samaritan's inside an exploration and tokio's outside one.
 //!
 //! The choice is made when the task is spawned (or the set created): a
 //! task spawned inside an exploration is an actor of samaritan's executor,
 //! one spawned outside it runs on the tokio runtime of the calling thread.
 //! Everything else (`LocalSet`, `spawn_local`, `block_in_place`,
-//! `AbortHandle`, task-locals, ...) is tokio's and not simulated.
+//! task-locals, ...) is tokio's and not simulated.
 
 mod join;
 mod join_set;
@@ -15,7 +15,7 @@ use std::future::Future;
 
 pub use tokio::task::*;
 
-pub use join::{JoinError, JoinHandle};
+pub use join::{AbortHandle, JoinError, JoinHandle};
 pub use join_set::JoinSet;
 
 use crate::exploring;
