@@ -3,10 +3,9 @@
 use std::fmt;
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
-use std::task::{Context, Poll};
-
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use super::{AbortHandle, JoinError, JoinHandle};
 use crate::exploring;
@@ -17,11 +16,10 @@ use crate::exploring;
 ///
 /// A set made inside an exploration holds samaritan tasks and returns
 /// them in the order they finished, as tokio's does: each task takes a
-/// ticket from the set's counter when its future completes, and
-/// `join_next` returns the finished task with the lowest ticket (a task
-/// that panicked or was aborted has none, and comes after those that
-/// returned). A set made outside an exploration is tokio's. Dropping the
-/// set aborts its tasks.
+/// ticket from the set's counter when its future is done with (it
+/// returned, panicked or was dropped by an abort), and `join_next` returns
+/// the finished task with the lowest ticket. A set made outside an
+/// exploration is tokio's. Dropping the set aborts its tasks.
 pub struct JoinSet<T>(Set<T>);
 
 /// The tasks, by executor.
@@ -40,9 +38,22 @@ struct Sim<T> {
 /// A samaritan task of a set.
 struct Task<T> {
     handle: JoinHandle<T>,
-    /// Its ticket once its future has completed; `u64::MAX` before (and
-    /// for a task that panicked or was aborted).
+    /// Its ticket once its future is done with; `u64::MAX` before.
     ticket: Arc<AtomicU64>,
+}
+
+/// Takes a task's ticket when dropped: when the task's future returns,
+/// unwinds or is dropped. Only one actor runs at a time, so the tickets
+/// follow the order the tasks finish in the execution.
+struct TakeTicket {
+    mine: Arc<AtomicU64>,
+    tickets: Arc<AtomicU64>,
+}
+
+impl Drop for TakeTicket {
+    fn drop(&mut self) {
+        self.mine.store(self.tickets.fetch_add(1, Ordering::SeqCst), Ordering::SeqCst);
+    }
 }
 
 impl<T> Sim<T> {
@@ -107,13 +118,10 @@ impl<T: 'static> JoinSet<T> {
         match &mut self.0 {
             Set::Sim(s) => {
                 let ticket = Arc::new(AtomicU64::new(u64::MAX));
-                let (mine, tickets) = (ticket.clone(), s.tickets.clone());
+                let take = TakeTicket { mine: ticket.clone(), tickets: s.tickets.clone() };
                 let handle = JoinHandle::sim(samaritan::executor::spawn(async move {
-                    let out = task.await;
-                    // Only one actor runs at a time: the tickets follow
-                    // the order the tasks finish in this execution.
-                    mine.store(tickets.fetch_add(1, Ordering::SeqCst), Ordering::SeqCst);
-                    out
+                    let _take = take;
+                    task.await
                 }));
                 let abort = handle.abort_handle();
                 s.tasks.push(Task { handle, ticket });
