@@ -379,3 +379,28 @@ async fn abort_handles_cancel_one_task() {
     assert!(task.await.unwrap_err().is_cancelled());
     assert!(aborter.is_finished());
 }
+
+#[tokio::test]
+async fn missed_ticks_burst_delay_or_skip_as_tokios() {
+    use time::MissedTickBehavior::{Burst, Delay, Skip};
+    let period = Duration::from_millis(10);
+    let mut seen = Vec::new();
+    for behavior in [Burst, Delay, Skip] {
+        let mut ticks = time::interval(period);
+        ticks.set_missed_tick_behavior(behavior);
+        let start = ticks.tick().await;
+        // Late by two and a half periods.
+        time::sleep(Duration::from_millis(25)).await;
+        let late = ticks.tick().await;
+        let next = ticks.tick().await;
+        seen.push(((late - start).as_millis(), (next - start).as_millis() / 5 * 5));
+    }
+    // Delay waits a period from when the late tick was taken (25 ms in
+    // virtual time; at least that on tokio's clock).
+    if cfg!(feature = "sim") {
+        assert_eq!(seen, [(10, 20), (10, 35), (10, 30)]);
+    } else {
+        assert_eq!((seen[0], seen[2]), ((10, 20), (10, 30)));
+        assert!(seen[1].0 == 10 && seen[1].1 >= 35, "{seen:?}");
+    }
+}

@@ -75,13 +75,18 @@ impl Interval {
                 *sleep = None;
                 let tick = *next;
                 let now = Instant::now();
-                *next = match missed {
-                    MissedTickBehavior::Delay if now > tick + *period => now + *period,
-                    MissedTickBehavior::Skip if now > tick + *period => {
-                        let behind = now.duration_since(tick).as_nanos() / period.as_nanos();
-                        tick + *period * (behind as u32 + 1)
+                // tokio's rule: a tick more than 5 ms late is missed.
+                *next = if now > tick + Duration::from_millis(5) {
+                    match missed {
+                        MissedTickBehavior::Delay => now + *period,
+                        MissedTickBehavior::Skip => {
+                            let late = now.duration_since(tick).as_nanos() % period.as_nanos();
+                            now + *period - Duration::from_nanos(late as u64)
+                        }
+                        _ => tick + *period,
                     }
-                    _ => tick + *period,
+                } else {
+                    tick + *period
                 };
                 Poll::Ready(tick)
             }
