@@ -395,12 +395,14 @@ async fn missed_ticks_burst_delay_or_skip_as_tokios() {
         let next = ticks.tick().await;
         seen.push(((late - start).as_millis(), (next - start).as_millis() / 5 * 5));
     }
-    // Delay waits a period from when the late tick was taken (25 ms in
-    // virtual time; at least that on tokio's clock).
+    // Delay waits a period from when the late tick was taken, Skip goes
+    // to the next multiple of the period after it: 25 ms in virtual time,
+    // at least that on tokio's clock (a loaded machine sleeps longer).
     if cfg!(feature = "sim") {
         assert_eq!(seen, [(10, 20), (10, 35), (10, 30)]);
     } else {
-        assert_eq!((seen[0], seen[2]), ((10, 20), (10, 30)));
+        assert_eq!(seen[0], (10, 20));
         assert!(seen[1].0 == 10 && seen[1].1 >= 35, "{seen:?}");
+        assert!(seen[2].0 == 10 && seen[2].1 >= 30 && seen[2].1 % 10 == 0, "{seen:?}");
     }
 }
