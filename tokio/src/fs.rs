@@ -2,13 +2,13 @@
 //! refuse to run inside an exploration, where it is not simulated.
 //!
 //! The free functions ([`read`], [`write()`], [`create_dir_all`],
-//! [`metadata`], ...), [`File::open`] and [`File::create`] return an
-//! `io::Error` of kind `Unsupported` naming the call inside an
-//! exploration; outside one they are tokio's. [`File`] wraps tokio's and
-//! dereferences to it (`AsyncRead`, `AsyncWrite` and `AsyncSeek` too).
-//! The rest of the module (`OpenOptions`, `DirBuilder`, `symlink`, ...) is
-//! tokio's, unchecked: inside an exploration it fails as tokio fails
-//! without a runtime.
+//! [`metadata`], ...), [`File::open`], [`File::create`] and
+//! [`OpenOptions::open`] return an `io::Error` of kind `Unsupported`
+//! naming the call inside an exploration; outside one they are tokio's.
+//! [`File`] wraps tokio's and dereferences to it (`AsyncRead`,
+//! `AsyncWrite` and `AsyncSeek` too). The rest of the module
+//! (`DirBuilder`, `symlink`, ...) is tokio's, unchecked: inside an
+//! exploration it fails as tokio fails without a runtime.
 
 use std::fs::{Metadata, Permissions};
 use std::io::{self, SeekFrom};
@@ -72,9 +72,95 @@ impl File {
         tokio::fs::File::create(path).await.map(File)
     }
 
+    /// Returns options to open a file with; same API as tokio's
+    /// `File::options`.
+    pub fn options() -> OpenOptions {
+        OpenOptions::new()
+    }
+
+    /// Wraps a std file; same API as tokio's `File::from_std`.
+    pub fn from_std(std: std::fs::File) -> File {
+        File(tokio::fs::File::from_std(std))
+    }
+
+    /// Converts to a std file once pending operations are done; same API
+    /// as tokio's `File::into_std`.
+    pub async fn into_std(self) -> std::fs::File {
+        self.0.into_std().await
+    }
+
     /// Returns tokio's file.
     pub fn into_inner(self) -> tokio::fs::File {
         self.0
+    }
+}
+
+/// Options to open a file with; same API as [`tokio::fs::OpenOptions`]
+/// (`open` refused inside an exploration).
+#[derive(Clone, Debug, Default)]
+pub struct OpenOptions(tokio::fs::OpenOptions);
+
+impl OpenOptions {
+    /// Options that open nothing yet: set at least `read` or `write`.
+    pub fn new() -> OpenOptions {
+        OpenOptions(tokio::fs::OpenOptions::new())
+    }
+
+    /// Sets read access.
+    pub fn read(&mut self, read: bool) -> &mut OpenOptions {
+        self.0.read(read);
+        self
+    }
+
+    /// Sets write access.
+    pub fn write(&mut self, write: bool) -> &mut OpenOptions {
+        self.0.write(write);
+        self
+    }
+
+    /// Sets append mode.
+    pub fn append(&mut self, append: bool) -> &mut OpenOptions {
+        self.0.append(append);
+        self
+    }
+
+    /// Sets whether an existing file is truncated.
+    pub fn truncate(&mut self, truncate: bool) -> &mut OpenOptions {
+        self.0.truncate(truncate);
+        self
+    }
+
+    /// Sets whether a missing file is created.
+    pub fn create(&mut self, create: bool) -> &mut OpenOptions {
+        self.0.create(create);
+        self
+    }
+
+    /// Sets whether the file must not exist yet.
+    pub fn create_new(&mut self, create_new: bool) -> &mut OpenOptions {
+        self.0.create_new(create_new);
+        self
+    }
+
+    /// Sets the mode bits a new file gets (Unix).
+    #[cfg(unix)]
+    pub fn mode(&mut self, mode: u32) -> &mut OpenOptions {
+        self.0.mode(mode);
+        self
+    }
+
+    /// Sets flags to pass to `open` (Unix).
+    #[cfg(unix)]
+    pub fn custom_flags(&mut self, flags: i32) -> &mut OpenOptions {
+        self.0.custom_flags(flags);
+        self
+    }
+
+    /// Opens `path` with these options; same API as tokio's
+    /// `OpenOptions::open`.
+    pub async fn open(&self, path: impl AsRef<Path>) -> io::Result<File> {
+        refuse_inside_exploration("tokio::fs::OpenOptions::open")?;
+        self.0.open(path).await.map(File)
     }
 }
 

@@ -102,7 +102,7 @@
 //! | `join!`, `try_join!`, `pin!` | tokio's: they poll in a fixed order and need no runtime |
 //! | `#[tokio::test]` | explored; `flavor`, `worker_threads`, `start_paused` accepted and ignored, `crate = "..."` honoured |
 //! | `#[tokio::main]` | tokio's: a program's entry point runs on tokio; explore with `#[tokio::test]` |
-//! | `net::{TcpListener::bind, TcpStream::connect, UdpSocket::bind, lookup_host}`, `fs`'s free functions (`read`, `write`, `create_dir_all`, `metadata`, ...), `fs::File::{open, create}` | an `io::Error` (`Unsupported`) naming the call: network and file I/O are not simulated; tokio's outside an exploration |
+//! | `net::{TcpListener::bind, TcpStream::connect, UdpSocket::bind, lookup_host}`, `fs`'s free functions (`read`, `write`, `create_dir_all`, `metadata`, ...), `fs::File::{open, create}`, `fs::OpenOptions::open` | an `io::Error` (`Unsupported`) naming the call: network and file I/O are not simulated; tokio's outside an exploration |
 //! | the rest of `net`, `fs`, `io`, `process`, `signal`, `runtime` | tokio's, unchecked: inside an exploration they fail as tokio fails without a runtime |
 #![doc(test(attr(deny(warnings))))]
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -6,8 +6,9 @@
 //! call inside an exploration; outside one they are tokio's. The three
 //! types wrap tokio's and dereference to them, so every other method is
 //! tokio's; [`TcpStream`] is `AsyncRead` and `AsyncWrite`. The rest of the
-//! module (`TcpSocket`, Unix sockets, ...) is tokio's, unchecked: inside
-//! an exploration it fails as tokio fails without a runtime.
+//! module (`TcpSocket`, whose `connect` gives tokio's `TcpStream`, Unix
+//! sockets, ...) is tokio's, unchecked: inside an exploration it fails as
+//! tokio fails without a runtime.
 
 use std::io;
 use std::net::SocketAddr;
@@ -44,6 +45,11 @@ impl TcpListener {
         Ok((TcpStream(stream), addr))
     }
 
+    /// Wraps a std listener; same API as tokio's `TcpListener::from_std`.
+    pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        tokio::net::TcpListener::from_std(listener).map(TcpListener)
+    }
+
     /// Returns tokio's listener.
     pub fn into_inner(self) -> tokio::net::TcpListener {
         self.0
@@ -67,6 +73,11 @@ impl TcpStream {
     pub async fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<TcpStream> {
         refuse_inside_exploration("tokio::net::TcpStream::connect")?;
         tokio::net::TcpStream::connect(addr).await.map(TcpStream)
+    }
+
+    /// Wraps a std stream; same API as tokio's `TcpStream::from_std`.
+    pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        tokio::net::TcpStream::from_std(stream).map(TcpStream)
     }
 
     /// Splits the stream into owned halves; same API as tokio's.
@@ -123,6 +134,11 @@ impl UdpSocket {
     pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<UdpSocket> {
         refuse_inside_exploration("tokio::net::UdpSocket::bind")?;
         tokio::net::UdpSocket::bind(addr).await.map(UdpSocket)
+    }
+
+    /// Wraps a std socket; same API as tokio's `UdpSocket::from_std`.
+    pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        tokio::net::UdpSocket::from_std(socket).map(UdpSocket)
     }
 
     /// Returns tokio's socket.

@@ -20,9 +20,12 @@ async fn network_and_file_io_name_the_call_inside_an_exploration() {
         assert!(e.to_string().starts_with("`tokio::net::lookup_host` inside"), "{e}");
         let e = tokio::fs::File::create("target/never").await.unwrap_err();
         assert!(e.to_string().starts_with("`tokio::fs::File::create` inside"), "{e}");
+        let e = tokio::fs::OpenOptions::new().read(true).open("Cargo.toml").await.unwrap_err();
+        assert!(e.to_string().starts_with("`tokio::fs::OpenOptions::open` inside"), "{e}");
     } else {
         assert!(listener.is_ok());
         assert!(read.unwrap().starts_with(b"[package]"));
+        assert!(tokio::fs::OpenOptions::new().read(true).open("Cargo.toml").await.is_ok());
     }
 }
 
