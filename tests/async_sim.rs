@@ -161,6 +161,19 @@ mod sim {
     }
 
     #[test]
+    fn an_abort_handle_aborts_as_the_join_handle_does_in_two_executions() {
+        // As above, through an `AbortHandle`. 2.
+        check_dfs(2, || {
+            let e = executor::block_on(async {
+                let h = executor::spawn(std::future::pending::<u32>());
+                h.abort_handle().abort();
+                h.await.unwrap_err()
+            });
+            assert!(e.is_cancelled(), "{e}");
+        });
+    }
+
+    #[test]
     fn a_task_that_never_finishes_is_cancelled_when_the_runtime_drops() {
         // block_on returns with the task pending; dropping its runtime
         // aborts it, so the execution ends without a deadlock: the abort's

@@ -14,7 +14,7 @@ use std::thread;
 use futures::executor::block_on;
 use futures::task::{waker, ArcWake};
 use futures::FutureExt;
-use samaritan::sync::{async_mpsc, oneshot, watch};
+use samaritan::sync::{async_mpsc, broadcast, oneshot, watch};
 use samaritan::sync::{Arc, AsyncMutex, AsyncRwLock, Notify, Semaphore, TryAcquireError};
 
 /// Records whether it was woken.
@@ -105,6 +105,8 @@ fn futures_and_guards_are_send() {
     send(&rx.recv());
     let (_wtx, mut wrx) = watch::channel(0);
     send(&wrx.changed());
+    let (_btx, mut brx) = broadcast::channel::<u8>(1);
+    send(&brx.recv());
 }
 
 // --- AsyncMutex ---------------------------------------------------------
@@ -678,12 +680,104 @@ fn watch_reports_a_dropped_end() {
 }
 
 #[test]
+fn watch_send_modify_publishes_and_send_if_modified_may_not() {
+    let (tx, mut rx) = watch::channel(vec![1]);
+    tx.send_modify(|v| v.push(2));
+    assert_eq!(rx.has_changed(), Ok(true));
+    assert_eq!(*rx.borrow_and_update(), [1, 2]);
+    assert!(!tx.send_if_modified(|v| v.len() > 5));
+    assert_eq!(rx.has_changed(), Ok(false));
+    let mut changed = Probe::new(rx.changed());
+    changed.pending();
+    assert!(tx.send_if_modified(|v| {
+        v.clear();
+        true
+    }));
+    assert!(changed.woken());
+    changed.ready().unwrap();
+    drop(changed);
+    assert!(rx.borrow().is_empty());
+}
+
+#[test]
 fn watch_an_unseen_value_is_reported_before_the_sender_drop() {
     let (tx, mut rx) = watch::channel(0);
     tx.send(1).unwrap();
     drop(tx);
     assert_eq!(block_on(rx.changed()), Ok(()));
     assert!(block_on(rx.changed()).is_err());
+}
+
+// --- broadcast ----------------------------------------------------------
+
+#[test]
+fn broadcast_a_lagging_receiver_is_told_how_many_it_missed() {
+    let (tx, mut rx) = broadcast::channel(2);
+    let mut late = tx.subscribe();
+    for n in 1..=3 {
+        assert_eq!(tx.send(n), Ok(2));
+    }
+    assert_eq!(tx.len(), 2);
+    assert_eq!(rx.try_recv(), Err(broadcast::TryRecvError::Lagged(1)));
+    assert_eq!(rx.try_recv(), Ok(2));
+    assert_eq!(block_on(rx.recv()), Ok(3));
+    assert_eq!(rx.try_recv(), Err(broadcast::TryRecvError::Empty));
+    assert_eq!(late.len(), 2);
+    assert_eq!(block_on(late.recv()), Err(broadcast::RecvError::Lagged(1)));
+    drop(tx);
+    assert_eq!(block_on(late.recv()), Ok(2));
+    assert_eq!(block_on(late.recv()), Ok(3));
+    assert_eq!(block_on(late.recv()), Err(broadcast::RecvError::Closed));
+}
+
+#[test]
+fn broadcast_wakes_every_waiting_receiver_and_a_cancelled_recv_loses_nothing() {
+    let (tx, mut a) = broadcast::channel(4);
+    let mut b = tx.subscribe();
+    let mut c = tx.subscribe();
+    {
+        let mut cancelled = Probe::new(c.recv());
+        cancelled.pending();
+    }
+    let mut ra = Probe::new(a.recv());
+    let mut rb = Probe::new(b.recv());
+    ra.pending();
+    rb.pending();
+    assert_eq!(tx.send("x"), Ok(3));
+    assert!(ra.woken() && rb.woken());
+    assert_eq!((ra.ready(), rb.ready()), (Ok("x"), Ok("x")));
+    assert_eq!(c.try_recv(), Ok("x"));
+    drop(c);
+    assert_eq!(tx.receiver_count(), 2);
+
+    let (tx, rx) = broadcast::channel::<u8>(1);
+    drop(rx);
+    assert_eq!(tx.send(5).unwrap_err().0, 5);
+}
+
+#[test]
+fn broadcast_every_receiver_gets_every_message_across_threads() {
+    let (tx, rx) = broadcast::channel::<u32>(1024);
+    let receivers: Vec<_> = (0..2)
+        .map(|_| tx.subscribe())
+        .chain([rx])
+        .map(|mut rx| {
+            thread::spawn(move || {
+                let mut got = Vec::new();
+                while let Ok(v) = block_on(rx.recv()) {
+                    got.push(v);
+                }
+                got
+            })
+        })
+        .collect();
+    for v in 0..500 {
+        tx.send(v).unwrap();
+    }
+    drop(tx);
+    for r in receivers {
+        assert_eq!(r.join().unwrap(), (0..500).collect::<Vec<_>>());
+    }
 }
 
 // --- Under exploration ----------------------------------------------------

@@ -121,6 +121,35 @@ fn abort_drops_the_future_and_joins_cancelled() {
 }
 
 #[test]
+fn an_abort_handle_aborts_the_task_its_join_handle_joins() {
+    with_watchdog(|| {
+        for (name, rt) in flavours() {
+            let dropped = Arc::new(AtomicUsize::new(0));
+            let h = rt.spawn(pending_forever(DropFlag(dropped.clone())));
+            let aborter = h.abort_handle();
+            let other = aborter.clone();
+            let err = rt.block_on(async {
+                executor::yield_now().await;
+                assert!(!aborter.is_finished(), "{name}");
+                other.abort();
+                h.await.unwrap_err()
+            });
+            assert!(err.is_cancelled(), "{name}: {err:?}");
+            assert!(aborter.is_finished(), "{name}");
+            assert_eq!(dropped.load(Ordering::SeqCst), 1, "{name}");
+        }
+        // A blocking closure's handle, like its join handle, aborts nothing.
+        let rt = current();
+        let out = rt.block_on(async {
+            let h = executor::spawn_blocking(|| 3);
+            h.abort_handle().abort();
+            h.await
+        });
+        assert_eq!(out.unwrap(), 3);
+    });
+}
+
+#[test]
 fn abort_after_completion_keeps_the_output() {
     with_watchdog(|| {
         let rt = current();

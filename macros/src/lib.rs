@@ -1,8 +1,15 @@
 //! The `#[samaritan::test]` attribute. Use it through the `samaritan`
 //! crate, which re-exports it as `samaritan::test`; the code it generates
 //! names `::samaritan`.
+//!
+//! It also holds what samaritan-tokio's `sim` build needs and a library
+//! crate cannot define: `#[tokio::test]` (the same test, its arguments
+//! tokio's, its code naming `::tokio`) and `select!`'s expansion. Both are
+//! hidden: they are used through samaritan-tokio.
 
 mod args;
+mod select;
+mod tokio_args;
 
 use proc_macro::TokenStream;
 use proc_macro2::Span;
@@ -69,9 +76,60 @@ fn expand(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
     let mut parsed = args::Args::default();
     syn::parse::Parser::parse2(syn::meta::parser(|meta| parsed.parse(meta)), args)?;
     let func: ItemFn = syn::parse2(item)?;
+    let persist_given = parsed.has("persist");
+    generate(quote!(::samaritan), "#[samaritan::test]", parsed.settings, persist_given, func)
+}
+
+/// Declares a tokio test (`#[tokio::test]` of samaritan-tokio's `sim`
+/// build): an `async fn` whose body is the main task of samaritan's
+/// executor inside `check`, as `#[samaritan::test]` makes it. tokio's
+/// arguments are accepted (see samaritan-tokio's documentation); the code
+/// names `::tokio`, or the path `crate = "..."` gives.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_test(args: TokenStream, item: TokenStream) -> TokenStream {
+    let expanded = (|| {
+        let parsed = tokio_args::parse(args.into())?;
+        let func: ItemFn = syn::parse2(item.into())?;
+        if func.sig.asyncness.is_none() {
+            return Err(syn::Error::new_spanned(
+                func.sig.fn_token,
+                "the `async` keyword is missing from the function declaration",
+            ));
+        }
+        let root = parsed.root;
+        generate(quote!(#root::__private::samaritan), "#[tokio::test]", Vec::new(), false, func)
+    })();
+    match expanded {
+        Ok(tokens) => tokens.into(),
+        Err(err) => err.to_compile_error().into(),
+    }
+}
+
+/// Expands tokio's `select!` for samaritan-tokio's `sim` build; the input
+/// is samaritan-tokio's path (`$crate`), then `select!`'s own input.
+#[doc(hidden)]
+#[proc_macro]
+pub fn tokio_select(input: TokenStream) -> TokenStream {
+    match select::expand(input.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(err) => err.to_compile_error().into(),
+    }
+}
+
+/// Writes the test `func` declared by `attribute` (for messages): its
+/// body runs through `#root::__private::run` with `settings`.
+fn generate(
+    root: proc_macro2::TokenStream,
+    attribute: &str,
+    mut settings: Vec<proc_macro2::TokenStream>,
+    persist_given: bool,
+    func: ItemFn,
+) -> syn::Result<proc_macro2::TokenStream> {
     let sig = &func.sig;
     if let Some(attr) = func.attrs.iter().find(|a| a.path().is_ident("test")) {
-        return Err(syn::Error::new_spanned(attr, "remove `#[test]`: `#[samaritan::test]` declares the test already"));
+        let message = format!("remove `#[test]`: `{attribute}` declares the test already");
+        return Err(syn::Error::new_spanned(attr, message));
     }
     if let Safety::Unsafe(token) = &sig.safety {
         return Err(syn::Error::new(token.span(), "a test cannot be an `unsafe fn`"));
@@ -82,10 +140,9 @@ fn expand(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
     if !sig.inputs.is_empty() || sig.variadic.is_some() {
         return Err(syn::Error::new_spanned(&sig.inputs, "a test takes no arguments"));
     }
-    let mut settings = parsed.settings.clone();
     // An expected panic is no bug to keep for the next run.
-    if func.attrs.iter().any(|a| a.path().is_ident("should_panic")) && !parsed.has("persist") {
-        settings.push(quote!(::samaritan::__private::Setting::Persist(false)));
+    if func.attrs.iter().any(|a| a.path().is_ident("should_panic")) && !persist_given {
+        settings.push(quote!(#root::__private::Setting::Persist(false)));
     }
 
     let attrs = &func.attrs;
@@ -101,16 +158,16 @@ fn expand(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
     // (`check` is `#[track_caller]`) points at the test.
     let span = sig.ident.span();
     let body = if sig.asyncness.is_some() {
-        quote_spanned!(span=> || ::samaritan::executor::block_on(#body_fn()))
+        quote_spanned!(span=> || #root::executor::block_on(#body_fn()))
     } else {
         quote_spanned!(span=> #body_fn)
     };
     let run = quote_spanned!(span=>
-        ::samaritan::__private::run(
+        #root::__private::run(
             ::core::concat!(::core::module_path!(), "::", #path),
             &[#(#settings),*],
             #body,
-            |result| ::samaritan::__private::fail_on_error(result),
+            |result| #root::__private::fail_on_error(result),
         )
     );
     Ok(quote! {

@@ -76,7 +76,7 @@ pub mod counted {
 pub mod cell;
 
 mod asynch;
-pub use asynch::{mpsc as async_mpsc, oneshot, watch};
+pub use asynch::{broadcast, mpsc as async_mpsc, oneshot, watch};
 pub use asynch::{AcquireError, Notify, Semaphore, SemaphorePermit, TryAcquireError};
 pub use asynch::{AsyncMutex, AsyncMutexGuard, AsyncTryLockError};
 pub use asynch::{AsyncRwLock, AsyncRwLockReadGuard, AsyncRwLockWriteGuard};

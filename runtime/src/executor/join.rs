@@ -35,6 +35,18 @@ pub(crate) trait Join<T>: Send + Sync {
 
     /// The handle is gone: an output stored now or later is nobody's.
     fn detach(&self);
+
+    /// The same task, for an [`AbortHandle`] (which knows no output type).
+    fn abort_handle(self: Arc<Self>) -> Arc<dyn Abort>;
+}
+
+/// What an [`AbortHandle`] reaches of a task.
+pub(crate) trait Abort: Send + Sync {
+    /// Asks the task to stop; see [`JoinHandle::abort`].
+    fn abort(self: Arc<Self>);
+
+    /// Whether the task has finished.
+    fn is_finished(&self) -> bool;
 }
 
 /// Where a task's output waits for its [`JoinHandle`].
@@ -129,7 +141,7 @@ impl<T> JoinSlot<T> {
 
 /// A stand-alone slot (`spawn_blocking`): nothing to abort, and the
 /// output lives as long as the slot, as it did before tasks had their own.
-impl<T: Send> Join<T> for JoinSlot<T> {
+impl<T: Send + 'static> Join<T> for JoinSlot<T> {
     fn poll_join(&self, cx: &mut Context<'_>) -> Poll<Result<T, JoinError>> {
         JoinSlot::poll_join(self, cx)
     }
@@ -141,6 +153,18 @@ impl<T: Send> Join<T> for JoinSlot<T> {
     fn abort(self: Arc<Self>) {}
 
     fn detach(&self) {}
+
+    fn abort_handle(self: Arc<Self>) -> Arc<dyn Abort> {
+        self
+    }
+}
+
+impl<T: Send + 'static> Abort for JoinSlot<T> {
+    fn abort(self: Arc<Self>) {}
+
+    fn is_finished(&self) -> bool {
+        JoinSlot::is_finished(self)
+    }
 }
 
 #[cfg(feature = "sim")]
@@ -226,6 +250,36 @@ impl<T> JoinHandle<T> {
     /// been cancelled. Never blocks.
     pub fn is_finished(&self) -> bool {
         self.raw.is_finished()
+    }
+
+    /// Returns a handle that aborts the task without owning its output.
+    pub fn abort_handle(&self) -> AbortHandle {
+        AbortHandle { raw: self.raw.clone().abort_handle() }
+    }
+}
+
+/// Aborts a task without joining it (see [`JoinHandle::abort_handle`]);
+/// cloning it gives another handle to the same task.
+#[derive(Clone)]
+pub struct AbortHandle {
+    raw: Arc<dyn Abort>,
+}
+
+impl AbortHandle {
+    /// Aborts the task, as [`JoinHandle::abort`] does.
+    pub fn abort(&self) {
+        self.raw.clone().abort();
+    }
+
+    /// Returns `true` once the task has finished.
+    pub fn is_finished(&self) -> bool {
+        self.raw.is_finished()
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle").field("finished", &self.is_finished()).finish_non_exhaustive()
     }
 }
 

@@ -53,7 +53,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-pub use join::{JoinError, JoinHandle};
+pub use join::{AbortHandle, JoinError, JoinHandle};
 pub use runtime::{Handle, Runtime, TryCurrentError};
 
 use join::JoinSlot;

@@ -44,7 +44,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use samaritan_sim::rt::{self, ObjectSlot};
 use samaritan_sim::{ObjectId, Op};
 
-use super::join::{Join, JoinError, JoinHandle, JoinSlot, Wrapped};
+use super::join::{Abort, Join, JoinError, JoinHandle, JoinSlot, Wrapped};
 use super::runtime::{Handle, Shared};
 
 /// The engine-side state of one simulated task (or `block_on` call).
@@ -231,7 +231,7 @@ struct SimJoin<T> {
     abort_requested: AtomicBool,
 }
 
-impl<T: Send> Join<T> for SimJoin<T> {
+impl<T: Send + 'static> Join<T> for SimJoin<T> {
     fn poll_join(&self, cx: &mut Context<'_>) -> Poll<Result<T, JoinError>> {
         self.slot.poll_join(cx)
     }
@@ -252,6 +252,20 @@ impl<T: Send> Join<T> for SimJoin<T> {
     /// The output stays in the slot until the last of the handle and the
     /// task's `Wrapped` lets go of it, as before tasks had their own slot.
     fn detach(&self) {}
+
+    fn abort_handle(self: Arc<Self>) -> Arc<dyn Abort> {
+        self
+    }
+}
+
+impl<T: Send + 'static> Abort for SimJoin<T> {
+    fn abort(self: Arc<Self>) {
+        Join::abort(self)
+    }
+
+    fn is_finished(&self) -> bool {
+        Join::is_finished(self)
+    }
 }
 
 /// Aborts the simulated task `id` of `shared`, if it is one that has not

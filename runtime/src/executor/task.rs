@@ -47,7 +47,7 @@ use std::pin::Pin;
 use std::sync::atomic::AtomicUsize;
 use std::task::{Context, Poll, Wake, Waker};
 
-use super::join::{Join, JoinError, JoinSlot};
+use super::join::{Abort, Join, JoinError, JoinSlot};
 use super::runtime::Shared;
 
 const IDLE: u8 = 0;
@@ -301,5 +301,23 @@ where
 
     fn detach(&self) {
         self.join.detach();
+    }
+
+    fn abort_handle(self: Arc<Self>) -> Arc<dyn Abort> {
+        self
+    }
+}
+
+impl<F> Abort for TaskCell<F>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn abort(self: Arc<Self>) {
+        Join::abort(self)
+    }
+
+    fn is_finished(&self) -> bool {
+        Join::is_finished(self)
     }
 }

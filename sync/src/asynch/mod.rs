@@ -8,7 +8,7 @@
 //! and the async queue module is `async_mpsc`, while [`Mutex`](crate::Mutex),
 //! [`RwLock`](crate::RwLock) and [`mpsc`](crate::mpsc) stay std's blocking
 //! ones. Types with no blocking twin keep their usual names ([`Semaphore`],
-//! [`Notify`], `oneshot`, `watch`).
+//! [`Notify`], `oneshot`, `watch`, `broadcast`).
 //!
 //! # Design
 //!
@@ -28,6 +28,7 @@
 //! steps of their own.
 
 mod batch;
+pub mod broadcast;
 pub mod mpsc;
 mod mutex;
 mod notify;

@@ -130,6 +130,35 @@ impl<T> Sender<T> {
         self.replace(value)
     }
 
+    /// Changes the value in place with `modify`, and publishes it (waking
+    /// every waiting receiver) if `modify` returns true; receivers or not.
+    /// Returns what `modify` returned.
+    #[track_caller]
+    pub fn send_if_modified(&self, modify: impl FnOnce(&mut T) -> bool) -> bool {
+        self.shared.step(Op::Send, Site::here());
+        let mut slot = self.shared.value.write().unwrap_or_else(PoisonError::into_inner);
+        if !modify(&mut slot) {
+            return false;
+        }
+        let mut s = lock(&self.shared.state);
+        s.version += 1;
+        let wakers = s.take_wakers();
+        drop(s);
+        drop(slot);
+        wakers.into_iter().for_each(Waker::wake);
+        true
+    }
+
+    /// Changes the value in place with `modify` and publishes it, receivers
+    /// or not.
+    #[track_caller]
+    pub fn send_modify(&self, modify: impl FnOnce(&mut T)) {
+        self.send_if_modified(|v| {
+            modify(v);
+            true
+        });
+    }
+
     fn replace(&self, value: T) -> T {
         let mut slot = self.shared.value.write().unwrap_or_else(PoisonError::into_inner);
         let old = std::mem::replace(&mut *slot, value);

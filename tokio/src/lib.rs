@@ -1,0 +1,160 @@
+//! tokio for production and, under the `sim` feature, tokio's tasks, sync
+//! primitives, timers and `select!` on samaritan's explorer: a drop-in
+//! for tokio users, madsim-style.
+//!
+//! # Switching
+//!
+//! ```toml
+//! [dependencies]
+//! tokio = { package = "samaritan-tokio", path = "../samaritan/tokio" }
+//!
+//! [dev-dependencies]
+//! tokio = { package = "samaritan-tokio", path = "../samaritan/tokio", features = ["sim"] }
+//! samaritan = { path = "../samaritan" }
+//! ```
+//!
+//! The code stays as it is (`use tokio::sync::Mutex; tokio::spawn(...)`,
+//! `#[tokio::test]`), and so does a feature list: tokio's feature names
+//! are this crate's too, forwarded to tokio (`full` is always on).
+//! Without `sim` this crate *is* tokio: every item is a re-export, so
+//! production keeps tokio's runtime, I/O and speed. With `sim` (put it in `[dev-dependencies]`,
+//! where resolver 2 keeps it out of normal builds), each `#[tokio::test]`
+//! is explored: its body is the main task of samaritan's executor inside
+//! `samaritan::check`, run once per schedule, and a failure panics with
+//! samaritan's report (the verdict, a trace with one line per step, and
+//! the command that replays it). Settings come from the `SAMARITAN_*`
+//! environment variables. Inside an exploration the items below are
+//! samaritan's simulated ones; outside one (a `#[tokio::main]`, a runtime
+//! built by hand) they are tokio's, in a `sim` build too.
+//!
+//! `sim` is not a default feature because cargo unifies features across a
+//! workspace build, where a default `sim` would turn every crate's
+//! production build into a simulation build.
+//!
+//! ```
+//! extern crate samaritan_tokio as tokio;
+//! use tokio::sync::mpsc;
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() {
+//!     let (tx, mut rx) = mpsc::channel(8);
+//!     for i in 1..=3 {
+//!         let tx = tx.clone();
+//!         tokio::spawn(async move { tx.send(i).await.unwrap() });
+//!     }
+//!     drop(tx);
+//!     let mut sum = 0;
+//!     while let Some(i) = rx.recv().await {
+//!         sum += i;
+//!     }
+//!     assert_eq!(sum, 6);
+//! }
+//! ```
+//!
+//! Under `sim`, a test can also explore a program itself and look at the
+//! report, here a `select!` whose winner depends on the branch polled
+//! first, which is an explored choice (two executions, one per order):
+//!
+//! ```
+//! # #[cfg(feature = "sim")]
+//! # fn main() {
+//! extern crate samaritan_tokio as tokio;
+//! use samaritan::{Builder, Outcome, SearchStrategy};
+//!
+//! let report = Builder::new()
+//!     .strategy(SearchStrategy::Dfs)
+//!     .persist(false)
+//!     .explore(|| {
+//!         samaritan::executor::block_on(async {
+//!             let (tx_a, mut a) = tokio::sync::mpsc::unbounded_channel();
+//!             let (tx_b, mut b) = tokio::sync::mpsc::unbounded_channel();
+//!             tx_a.send('a').unwrap();
+//!             tx_b.send('b').unwrap();
+//!             let first = tokio::select! {
+//!                 Some(v) = a.recv() => v,
+//!                 Some(v) = b.recv() => v,
+//!             };
+//!             assert!(first == 'a', "b won the race");
+//!         })
+//!     })
+//!     .unwrap();
+//! assert!(matches!(&report.outcome, Outcome::Panic { message, .. } if message == "b won the race"), "{report}");
+//! # }
+//! # #[cfg(not(feature = "sim"))]
+//! # fn main() {}
+//! ```
+//!
+//! # What maps
+//!
+//! Under `sim`; without it everything is tokio's.
+//!
+//! | tokio 1.x | inside an exploration |
+//! |---|---|
+//! | `spawn`, `task::{spawn, spawn_blocking, yield_now}` | samaritan's executor: each task an actor, each `spawn_blocking` a simulated thread; the choice is made at the call, so a task spawned inside an exploration is samaritan's, one spawned outside is tokio's |
+//! | `task::{JoinHandle, AbortHandle, JoinError}` (`abort`, `abort_handle`, `is_finished`, `is_cancelled`, `is_panic`, `into_panic`, `try_into_panic`) | either executor's, behind one type; no task `id` |
+//! | `task::JoinSet` (`new`, `spawn`, `join_next`, `try_join_next`, `poll_join_next`, `join_all`, `abort_all`, `shutdown`, `detach_all`, `len`, `is_empty`) | a list of samaritan tasks made inside an exploration, tokio's set outside; `join_next` returns tasks in the order they finished, as tokio's; dropping the set aborts its tasks |
+//! | `sync::{mpsc, oneshot, watch, Mutex, RwLock, Notify, Semaphore}` | samaritan's async primitives in both cases (executor-agnostic, they behave like tokio's outside an exploration, on a tokio runtime too), under tokio's names and error types; `Mutex::lock_owned`/`try_lock_owned` (for `T: 'static`) and `Semaphore::*_owned` too; `blocking_*` run on samaritan's `block_on` (they do not panic inside async code, as tokio's do); not mapped: `mpsc` permits, `recv_many`, weak senders, owned `RwLock` guards, `MutexGuard::map`, `watch::Sender::closed`, `watch::Receiver::wait_for` |
+//! | `sync::broadcast` | samaritan's `broadcast`, with tokio's rounding of the capacity to a power of two, `Lagged(n)`, `Closed` and error types; not mapped: weak senders, `Sender::closed` |
+//! | `sync::{Barrier, OnceCell, SetOnce, ...}` | tokio's, not simulated |
+//! | `time::{sleep, sleep_until, timeout, timeout_at, interval, interval_at, Instant, Sleep, Timeout, Interval, error::Elapsed}` | virtual time inside an exploration, tokio's outside; `Instant::now` reads the virtual clock; a `sleep`'s virtual deadline is taken at its first poll |
+//! | `time::{pause, resume, advance}` (`test-util`) | `pause` and `resume` do nothing (virtual time behaves as a paused clock), `advance` sleeps in virtual time |
+//! | `select!` | this crate's, tokio's syntax (`biased;`, `, if` preconditions, `else`): the branch polled first is an explored choice among the enabled branches, at every poll; outside an exploration a random one, as tokio's |
+//! | `join!`, `try_join!`, `pin!` | tokio's: they poll in a fixed order and need no runtime |
+//! | `#[tokio::test]` | explored; `flavor`, `worker_threads`, `start_paused` accepted and ignored, `crate = "..."` honoured |
+//! | `#[tokio::main]` | tokio's: a program's entry point runs on tokio; explore with `#[tokio::test]` |
+//! | `net::{TcpListener::bind, TcpStream::connect, UdpSocket::bind, lookup_host}`, `fs`'s free functions (`read`, `write`, `create_dir_all`, `metadata`, ...), `fs::File::{open, create}`, `fs::OpenOptions::open` | an `io::Error` (`Unsupported`) naming the call: network and file I/O are not simulated; tokio's outside an exploration |
+//! | the rest of `net`, `fs`, `io`, `process`, `signal`, `runtime` | tokio's, unchecked: inside an exploration they fail as tokio fails without a runtime |
+#![doc(test(attr(deny(warnings))))]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub use tokio::*;
+
+#[cfg(feature = "sim")]
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+#[cfg(feature = "sim")]
+pub mod fs;
+#[cfg(feature = "sim")]
+mod io_guard;
+#[cfg(feature = "sim")]
+pub mod net;
+#[cfg(feature = "sim")]
+pub mod sync;
+#[cfg(feature = "sim")]
+pub mod task;
+#[cfg(feature = "sim")]
+pub mod time;
+
+#[cfg(feature = "sim")]
+pub use task::spawn;
+
+/// Marks an `async fn` as a test; same arguments as tokio's `#[tokio::test]`
+/// (`flavor`, `worker_threads`, `start_paused`, `crate`). Under `sim` the
+/// body is explored: it is the main task of samaritan's executor inside
+/// `samaritan::check`, as `#[samaritan::test]` makes it; the arguments are
+/// checked and ignored (every task is an actor whatever the flavor, and
+/// time is virtual, as with `start_paused`).
+#[cfg(feature = "sim")]
+pub use samaritan_macros::tokio_test as test;
+
+/// Waits on several futures at once and runs the handler of the first to
+/// complete; tokio's syntax and semantics (see tokio's `select!`).
+///
+/// Under `sim`, the branch polled first on each poll is an explored choice
+/// inside an exploration (`biased;` keeps it the first), so every order in
+/// which ready branches can win is reached, and a random one outside, as
+/// tokio's.
+#[cfg(feature = "sim")]
+#[macro_export]
+macro_rules! select {
+    ($($input:tt)*) => {
+        $crate::__private::select_expand! { $crate; $($input)* }
+    };
+}
+
+/// Whether an exploration is running on the calling thread.
+#[cfg(feature = "sim")]
+pub(crate) fn exploring() -> bool {
+    samaritan_sim::rt::active()
+}

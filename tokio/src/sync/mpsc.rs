@@ -1,0 +1,191 @@
+//! tokio's `mpsc` channels on samaritan's async channel.
+//!
+//! Same API as [`tokio::sync::mpsc`] for `channel`, `unbounded_channel`,
+//! `Sender::{send, try_send, capacity, is_closed}`,
+//! `UnboundedSender::{send, is_closed}` and
+//! `Receiver`/`UnboundedReceiver::{recv, poll_recv, try_recv, close}` and
+//! the `blocking_*` forms, with tokio's error types. Permits (`reserve`),
+//! `recv_many` and weak senders are not mapped.
+
+use std::fmt;
+use std::future::Future;
+use std::task::{Context, Poll};
+
+use samaritan::sync::async_mpsc as chan;
+
+/// tokio's error types.
+pub mod error {
+    pub use tokio::sync::mpsc::error::{SendError, TryRecvError, TrySendError};
+}
+
+use error::{SendError, TryRecvError, TrySendError};
+
+/// Creates a channel of `buffer` messages at most.
+///
+/// # Panics
+///
+/// If `buffer` is 0, as tokio's does.
+#[track_caller]
+pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
+    assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
+    let (tx, rx) = chan::channel(buffer);
+    (Sender(tx), Receiver(rx))
+}
+
+/// Creates a channel whose senders never wait.
+#[track_caller]
+pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
+    let (tx, rx) = chan::unbounded_channel();
+    (UnboundedSender(tx), UnboundedReceiver(rx))
+}
+
+/// Sends to a bounded channel.
+pub struct Sender<T>(chan::Sender<T>);
+
+/// Sends to an unbounded channel.
+pub struct UnboundedSender<T>(chan::UnboundedSender<T>);
+
+/// Receives from a bounded channel.
+pub struct Receiver<T>(chan::Receiver<T>);
+
+/// Receives from an unbounded channel.
+pub struct UnboundedReceiver<T>(chan::Receiver<T>);
+
+/// `chan`'s try-recv error as tokio's.
+fn try_recv_error(e: chan::TryRecvError) -> TryRecvError {
+    match e {
+        chan::TryRecvError::Empty => TryRecvError::Empty,
+        _ => TryRecvError::Disconnected,
+    }
+}
+
+impl<T> Sender<T> {
+    /// Sends `value`, waiting for room; fails if the receiver is gone.
+    #[track_caller]
+    pub fn send(&self, value: T) -> impl Future<Output = Result<(), SendError<T>>> + '_ {
+        let send = self.0.send(value);
+        async move { send.await.map_err(|e| SendError(e.0)) }
+    }
+
+    /// Sends `value` from synchronous code, waiting for room; fails if the
+    /// receiver is gone.
+    ///
+    /// Runs the future on samaritan's `block_on` (a simulated thread's own
+    /// executor inside an exploration); unlike tokio's, it does not panic
+    /// when called from async code, which it would block.
+    #[track_caller]
+    pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
+        samaritan::executor::block_on(self.send(value))
+    }
+
+    /// Sends `value` if there is room now.
+    #[track_caller]
+    pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        self.0.try_send(value).map_err(|e| match e {
+            chan::TrySendError::Full(v) => TrySendError::Full(v),
+            chan::TrySendError::Closed(v) => TrySendError::Closed(v),
+        })
+    }
+
+    /// Returns the room left now.
+    #[track_caller]
+    pub fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
+    /// Returns `true` once the receiver is gone or closed.
+    #[track_caller]
+    pub fn is_closed(&self) -> bool {
+        self.0.is_closed()
+    }
+}
+
+impl<T> UnboundedSender<T> {
+    /// Sends `value`; fails if the receiver is gone.
+    #[track_caller]
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        self.0.send(value).map_err(|e| SendError(e.0))
+    }
+
+    /// Returns `true` once the receiver is gone or closed.
+    #[track_caller]
+    pub fn is_closed(&self) -> bool {
+        self.0.is_closed()
+    }
+}
+
+/// The receiving half's methods, the same for both kinds of channel.
+macro_rules! receiver {
+    ($name:ident) => {
+        impl<T> $name<T> {
+            /// Waits for the next message; `None` once every sender is gone
+            /// (or the receiver closed) and the channel is drained.
+            #[track_caller]
+            pub fn recv(&mut self) -> impl Future<Output = Option<T>> + '_ {
+                self.0.recv()
+            }
+
+            /// Waits for the next message from synchronous code.
+            ///
+            /// Runs the future on samaritan's `block_on` (a simulated
+            /// thread's own executor inside an exploration); unlike
+            /// tokio's, it does not panic when called from async code,
+            /// which it would block.
+            #[track_caller]
+            pub fn blocking_recv(&mut self) -> Option<T> {
+                samaritan::executor::block_on(self.0.recv())
+            }
+
+            /// Polls for the next message.
+            #[track_caller]
+            pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+                self.0.poll_recv(cx)
+            }
+
+            /// Takes the next message if one is queued.
+            #[track_caller]
+            pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+                self.0.try_recv().map_err(try_recv_error)
+            }
+
+            /// Refuses further messages; queued ones can still be received.
+            #[track_caller]
+            pub fn close(&mut self) {
+                self.0.close()
+            }
+        }
+
+        impl<T> fmt::Debug for $name<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name)).finish_non_exhaustive()
+            }
+        }
+    };
+}
+
+receiver!(Receiver);
+receiver!(UnboundedReceiver);
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Self {
+        Sender(self.0.clone())
+    }
+}
+
+impl<T> Clone for UnboundedSender<T> {
+    fn clone(&self) -> Self {
+        UnboundedSender(self.0.clone())
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for UnboundedSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnboundedSender").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,198 @@
+//! [`JoinHandle`], [`AbortHandle`] and [`JoinError`]: samaritan's or
+//! tokio's, whichever spawned the task.
+
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// An owned permission to await a task's output; same API as
+/// [`tokio::task::JoinHandle`] (without `id`).
+/// Dropping it detaches the task.
+pub struct JoinHandle<T>(Handle<T>);
+
+/// Which executor runs the task.
+enum Handle<T> {
+    Sim(samaritan::executor::JoinHandle<T>),
+    Tokio(tokio::task::JoinHandle<T>),
+}
+
+impl<T> JoinHandle<T> {
+    pub(crate) fn sim(h: samaritan::executor::JoinHandle<T>) -> Self {
+        JoinHandle(Handle::Sim(h))
+    }
+
+    pub(crate) fn tokio(h: tokio::task::JoinHandle<T>) -> Self {
+        JoinHandle(Handle::Tokio(h))
+    }
+
+    /// Cancels the task: awaiting the handle then gives a cancelled
+    /// [`JoinError`], unless the task had finished.
+    pub fn abort(&self) {
+        match &self.0 {
+            Handle::Sim(h) => h.abort(),
+            Handle::Tokio(h) => h.abort(),
+        }
+    }
+
+    /// Returns `true` once the task has finished (or was cancelled).
+    pub fn is_finished(&self) -> bool {
+        match &self.0 {
+            Handle::Sim(h) => h.is_finished(),
+            Handle::Tokio(h) => h.is_finished(),
+        }
+    }
+
+    /// Returns a handle that aborts the task without owning its output.
+    pub fn abort_handle(&self) -> AbortHandle {
+        match &self.0 {
+            Handle::Sim(h) => AbortHandle(Abort::Sim(h.abort_handle())),
+            Handle::Tokio(h) => AbortHandle(Abort::Tokio(h.abort_handle())),
+        }
+    }
+}
+
+/// Aborts a task without owning its output; same API as
+/// [`tokio::task::AbortHandle`] for `abort` and `is_finished`.
+#[derive(Clone)]
+pub struct AbortHandle(Abort);
+
+/// Which executor runs the task.
+#[derive(Clone)]
+enum Abort {
+    Sim(samaritan::executor::AbortHandle),
+    Tokio(tokio::task::AbortHandle),
+}
+
+impl AbortHandle {
+    pub(crate) fn tokio(h: tokio::task::AbortHandle) -> Self {
+        AbortHandle(Abort::Tokio(h))
+    }
+
+    /// Aborts the task, as [`JoinHandle::abort`] does.
+    pub fn abort(&self) {
+        match &self.0 {
+            Abort::Sim(h) => h.abort(),
+            Abort::Tokio(h) => h.abort(),
+        }
+    }
+
+    /// Returns `true` once the task has finished (or was cancelled).
+    pub fn is_finished(&self) -> bool {
+        match &self.0 {
+            Abort::Sim(h) => h.is_finished(),
+            Abort::Tokio(h) => h.is_finished(),
+        }
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle").field("finished", &self.is_finished()).finish_non_exhaustive()
+    }
+}
+
+impl<T> Unpin for JoinHandle<T> {}
+
+impl<T> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.0 {
+            Handle::Sim(h) => Pin::new(h).poll(cx).map_err(|e| JoinError(Error::Sim(e))),
+            Handle::Tokio(h) => Pin::new(h).poll(cx).map_err(JoinError::from_tokio),
+        }
+    }
+}
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let executor = match &self.0 {
+            Handle::Sim(_) => "samaritan",
+            Handle::Tokio(_) => "tokio",
+        };
+        f.debug_struct("JoinHandle").field("executor", &executor).finish_non_exhaustive()
+    }
+}
+
+/// Why a task gave no output: it panicked or was cancelled; same API as
+/// [`tokio::task::JoinError`] (without `id`).
+pub struct JoinError(Error);
+
+/// The error of the executor that ran the task.
+enum Error {
+    Sim(samaritan::executor::JoinError),
+    Tokio(tokio::task::JoinError),
+}
+
+impl JoinError {
+    pub(crate) fn from_tokio(e: tokio::task::JoinError) -> Self {
+        JoinError(Error::Tokio(e))
+    }
+
+    /// Returns `true` if the task was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        match &self.0 {
+            Error::Sim(e) => e.is_cancelled(),
+            Error::Tokio(e) => e.is_cancelled(),
+        }
+    }
+
+    /// Returns `true` if the task panicked.
+    pub fn is_panic(&self) -> bool {
+        match &self.0 {
+            Error::Sim(e) => e.is_panic(),
+            Error::Tokio(e) => e.is_panic(),
+        }
+    }
+
+    /// Returns the panic's payload.
+    ///
+    /// # Panics
+    ///
+    /// If the task was cancelled.
+    #[track_caller]
+    pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
+        match self.0 {
+            Error::Sim(e) => e.into_panic(),
+            Error::Tokio(e) => e.into_panic(),
+        }
+    }
+
+    /// Returns the panic's payload, or the error itself if the task was
+    /// cancelled.
+    pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
+        match self.0 {
+            Error::Sim(e) => e.try_into_panic().map_err(|e| JoinError(Error::Sim(e))),
+            Error::Tokio(e) => e.try_into_panic().map_err(|e| JoinError(Error::Tokio(e))),
+        }
+    }
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Error::Sim(e) => e.fmt(f),
+            Error::Tokio(e) => e.fmt(f),
+        }
+    }
+}
+
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Error::Sim(e) => e.fmt(f),
+            Error::Tokio(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}
+
+impl From<JoinError> for std::io::Error {
+    fn from(e: JoinError) -> Self {
+        // The payload of a panic is not `Sync`; its message is kept.
+        std::io::Error::other(e.to_string())
+    }
+}

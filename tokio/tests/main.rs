@@ -1,0 +1,21 @@
+//! tokio-style programs on samaritan-tokio, in both modes.
+//!
+//! The programs are written as a tokio user writes them (`use
+//! tokio::...`, `#[tokio::test]`). Without `sim` (the workspace's
+//! production run) they run on tokio itself. Under `sim` the
+//! `#[tokio::test]`s are explored, and `explored` explores programs with a
+//! bug and without one through `samaritan::Builder::explore`, asserting
+//! exact verdicts and execution counts.
+
+extern crate samaritan_tokio as tokio;
+
+mod api;
+#[cfg(feature = "sim")]
+mod explored;
+mod io;
+mod outside;
+mod programs;
+#[cfg(feature = "sim")]
+mod support;
+#[cfg(feature = "sim")]
+mod ui;
