@@ -10,7 +10,9 @@
 //! The page has no external resources and no script, and is written as
 //! well-formed XHTML (an XML parser reads it). Its structure is stable for
 //! tools and tests: lanes are `div.lane`, step rows `div.row.step` (with
-//! `data-step`), the elided middle of a long trace `div.row.gap`, marks
+//! `data-step`), the elided middle of a long trace `div.row.gap`, after a
+//! deadlock's last step `div.row.blocked` with a `div.cell.stuck` (with
+//! `data-actor`) in each blocked thread's lane, marks
 //! `span.mark.preempt`, `span.mark.yield`, `span.mark.block` and
 //! `span.mark.read` (the thread whose store an atomic read read) and
 //! `span.mark.note` (what a primitive said of the step), and edges
@@ -19,7 +21,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use samaritan_sim::{Op, Report, Trace, TraceLine};
+use samaritan_sim::{BlockedActor, Op, Outcome, Report, Trace, TraceLine};
 
 use crate::escape::esc;
 use crate::svg::{coverage_chart, PALETTE};
@@ -58,7 +60,11 @@ pub fn report(report: &Report) -> String {
     match &report.failure {
         Some(failure) if report.is_failure() => {
             legend(&mut page);
-            timeline(&mut page, &failure.trace);
+            let blocked = match &report.outcome {
+                Outcome::Deadlock(deadlock) => deadlock.blocked.as_slice(),
+                _ => &[],
+            };
+            timeline(&mut page, &failure.trace, blocked);
             let _ = writeln!(
                 page,
                 "<details class=\"text-trace\"><summary>the trace as text</summary><pre>{}</pre></details>",
@@ -90,7 +96,7 @@ pub fn trace(trace: &Trace, title: &str) -> String {
         esc(&steps_text(steps, preemptions))
     );
     legend(&mut page);
-    timeline(&mut page, trace);
+    timeline(&mut page, trace, &[]);
     page.push_str(PAGE_END);
     page
 }
@@ -177,10 +183,13 @@ enum Row<'a> {
     Step(usize, &'a TraceLine),
     /// The elided middle of a long trace: how many steps it hides.
     Gap(usize),
+    /// After the last step of a deadlock: where each blocked actor stays.
+    Blocked,
 }
 
-/// Writes the timeline of `trace`.
-fn timeline(page: &mut String, trace: &Trace) {
+/// Writes the timeline of `trace`, ending with a row that marks each of
+/// `blocked` (a deadlock's actors) blocked forever in its lane.
+fn timeline(page: &mut String, trace: &Trace, blocked: &[BlockedActor]) {
     let lines = &trace.lines;
     if lines.is_empty() {
         page.push_str("<p class=\"empty\">the failing execution took no steps</p>\n");
@@ -202,7 +211,7 @@ fn timeline(page: &mut String, trace: &Trace) {
     let colour_of =
         |object: &str| objects.iter().position(|o| *o == object).map_or("#888888", |i| PALETTE[i % PALETTE.len()]);
 
-    let rows: Vec<Row<'_>> = if lines.len() > LONG_TRACE {
+    let mut rows: Vec<Row<'_>> = if lines.len() > LONG_TRACE {
         let head = lines[..HEAD].iter().enumerate().map(|(i, l)| Row::Step(i, l));
         let tail_start = lines.len() - TAIL;
         let tail = lines[tail_start..].iter().enumerate().map(|(i, l)| Row::Step(tail_start + i, l));
@@ -210,6 +219,9 @@ fn timeline(page: &mut String, trace: &Trace) {
     } else {
         lines.iter().enumerate().map(|(i, l)| Row::Step(i, l)).collect()
     };
+    if blocked.iter().any(|b| actors.contains(&b.actor.as_str())) {
+        rows.push(Row::Blocked);
+    }
     let mut row_of = HashMap::new();
     for (r, row) in rows.iter().enumerate() {
         if let Row::Step(i, _) = row {
@@ -256,6 +268,7 @@ fn timeline(page: &mut String, trace: &Trace) {
                 let lane = lane_of(&line.actor);
                 step_row(page, StepRow { index: *index, line, top, lane, lanes: actors.len() }, &colour_of);
             }
+            Row::Blocked => blocked_row(page, blocked, top, &actors),
         }
     }
     page.push_str("</div>\n</div>\n</div>\n</section>\n");
@@ -341,6 +354,32 @@ fn step_row(page: &mut String, row: StepRow<'_>, colour_of: &dyn Fn(&str) -> &'s
         esc(&line.location),
         esc(&line.location),
     );
+}
+
+/// Writes the row after a deadlock's last step: in each blocked actor's
+/// lane, what it waits for, forever.
+fn blocked_row(page: &mut String, blocked: &[BlockedActor], top: usize, actors: &[&str]) {
+    let _ = write!(page, "<div class=\"row blocked\" style=\"top:{top}px\"><span class=\"idx\">end</span>");
+    for b in blocked {
+        let Some(lane) = actors.iter().position(|a| *a == b.actor) else { continue };
+        let on = b.awaiting.as_deref().or(b.object.as_deref()).unwrap_or("");
+        let what = format!("{} {on}", b.op).trim_end().to_string();
+        let mut title = format!("{} is blocked forever in {what} at {}", b.actor, b.location);
+        if !b.holders.is_empty() {
+            let _ = write!(title, ", held by {}", b.holders.join(", "));
+        }
+        let _ = write!(
+            page,
+            "<div class=\"cell stuck\" data-actor=\"{}\" style=\"left:{}px;width:{}px\" title=\"{}\">\
+             <span class=\"mark block\">blocked forever</span> <span class=\"obj\">{}</span></div>",
+            esc(&b.actor),
+            GUTTER + lane * LANE + PAD,
+            LANE - 2 * PAD,
+            esc(&title),
+            esc(&what),
+        );
+    }
+    page.push_str("</div>\n");
 }
 
 /// Writes the happens-before arrows as an SVG layer under the steps: from
@@ -469,6 +508,7 @@ svg.edges path.edge:hover { stroke-width: 3.2; opacity: 1; }
 .cell { position: absolute; top: 3px; height: 24px; box-sizing: border-box; padding: 0 6px; border: 1px solid #d6d6de; border-left: 4px solid #bbbbbb; border-radius: 4px; background: #ffffff; font: 12px/22px Menlo, Consolas, "DejaVu Sans Mono", monospace; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; pointer-events: auto; cursor: default; }
 .cell:hover { box-shadow: 0 0 0 2px #9ab8e8; }
 .cell.preempted { border-color: #d62728; border-left-color: #d62728; background: #fff6f6; }
+.cell.stuck { border: 1px dashed #d62728; border-left: 4px solid #d62728; background: #fff0f0; }
 .cell .op { font-weight: 700; }
 .cell .obj { color: #555555; }
 .mark { display: inline-block; font: 600 9.5px/14px Helvetica, Arial, sans-serif; padding: 0 5px; margin-left: 5px; border-radius: 7px; vertical-align: 1px; text-transform: uppercase; letter-spacing: 0.3px; }

@@ -116,3 +116,32 @@ fn a_pass_gets_a_summary_with_its_coverage() {
     let d = alone.all("path", "line")[0].attr("d").unwrap().to_string();
     assert_eq!(d.matches(" H ").count(), report.coverage.len());
 }
+
+#[test]
+fn a_deadlock_ends_with_the_blocked_threads_marked_in_their_lanes() {
+    use samaritan::sync::{Condvar, Mutex};
+    // The lost wakeup: t1 notifies before main waits; main blocks forever.
+    let report = Builder::new()
+        .strategy(SearchStrategy::Dfs)
+        .explore(|| {
+            let pair = Arc::new((Mutex::new(()), Condvar::new()));
+            let theirs = pair.clone();
+            let t = thread::spawn(move || theirs.1.notify_one());
+            let (m, cv) = &*pair;
+            drop(cv.wait(m.lock().unwrap()).unwrap());
+            t.join().unwrap();
+        })
+        .unwrap();
+    assert!(matches!(report.outcome, Outcome::Deadlock(_)), "{report}");
+    let (_, page) = page_of(&report);
+    let rows = page.all("div", "blocked");
+    assert_eq!(rows.len(), 1, "one closing row");
+    let stuck = rows[0].all("div", "stuck");
+    let who: Vec<(&str, String)> = stuck.iter().map(|c| (c.attr("data-actor").unwrap_or(""), c.text())).collect();
+    assert_eq!(who, [("main", "blocked forever wait Condvar#1".to_string())]);
+    let title = stuck[0].attr("title").unwrap_or("");
+    assert!(title.starts_with("main is blocked forever in wait Condvar#1 at "), "{title}");
+    // The notify's note says it found nobody, on hover and as a mark.
+    let notes: Vec<String> = page.all("span", "note").iter().map(|n| n.text()).collect();
+    assert_eq!(notes, ["nobody was waiting: the notification is lost"]);
+}
