@@ -4,8 +4,9 @@
 //! A deadlock in which a thread waits on a condition variable is often a
 //! lost wakeup: the notification came before the wait began, when nobody
 //! was waiting, and none came after. The trace shows both steps; this
-//! module names them. It only reads a finished trace, so it changes no
-//! verdict, token or execution count.
+//! module names them. Likewise an async task left pending that nothing
+//! woke after its last step. It only reads a finished trace, so it changes
+//! no verdict, token or execution count.
 
 use crate::op::Op;
 use crate::outcome::Outcome;
@@ -17,6 +18,10 @@ pub(crate) fn wakeups(outcome: &Outcome, trace: &Trace) -> Vec<String> {
     let Outcome::Deadlock(deadlock) = outcome else { return Vec::new() };
     let mut lines = Vec::new();
     for blocked in &deadlock.blocked {
+        if let Some(line) = pending(blocked, trace) {
+            lines.push(line);
+            continue;
+        }
         let Some(condvar) = &blocked.object else { continue };
         if blocked.op != Op::Wait.name() {
             continue;
@@ -43,6 +48,30 @@ pub(crate) fn wakeups(outcome: &Outcome, trace: &Trace) -> Vec<String> {
         });
     }
     lines
+}
+
+/// An async task left pending (blocked in `poll`, awaiting an object):
+/// when nothing woke its task after its last step, the line that says so.
+/// A task blocked joining another task awaits nothing and gets none: its
+/// wait is the other's consequence.
+fn pending(blocked: &crate::outcome::BlockedActor, trace: &Trace) -> Option<String> {
+    let task = blocked.object.as_deref()?;
+    if blocked.op != Op::Poll.name() || blocked.awaiting.is_none() {
+        return None;
+    }
+    let last = trace.lines.iter().rev().find(|l| l.actor == blocked.actor && l.op != Op::Choose)?;
+    let woken = trace.lines[last.index..].iter().any(|l| l.op == Op::Wake && l.object.as_deref() == Some(task));
+    (!woken).then(|| {
+        format!(
+            "'{}' has been pending since its step {} ({}{}, {}) and nothing woke {task} after it: \
+             its wakeup was lost, or what it awaits never came",
+            blocked.actor,
+            last.index,
+            last.op,
+            last.object.as_deref().map_or(String::new(), |o| format!(" {o}")),
+            last.location
+        )
+    })
 }
 
 #[cfg(test)]
@@ -92,5 +121,27 @@ mod tests {
         );
         assert_eq!(wakeups(&deadlock("lock", "Mutex#0"), &trace), Vec::<String>::new());
         assert_eq!(wakeups(&Outcome::Pass, &trace), Vec::<String>::new());
+    }
+
+    /// A task pending on `Task#1` awaiting `Mutex#2`.
+    fn pending_task() -> Outcome {
+        let Outcome::Deadlock(mut d) = deadlock("poll", "Task#1") else { unreachable!() };
+        d.blocked[0].actor = "task-1".into();
+        d.blocked[0].awaiting = Some("Mutex#2".into());
+        Outcome::Deadlock(d)
+    }
+
+    #[test]
+    fn a_pending_task_nothing_woke_is_named_and_one_woken_later_is_not() {
+        let lost = Trace::parse(
+            "0 task-1 poll Task#1 a.rs:1:1\n1 task-2 wake Task#1 a.rs:2:1\n2 task-1 unlock Mutex#2 a.rs:3:1\n",
+        )
+        .unwrap();
+        assert_eq!(
+            wakeups(&pending_task(), &lost),
+            ["'task-1' has been pending since its step 2 (unlock Mutex#2, a.rs:3:1) and nothing woke Task#1 after it: its wakeup was lost, or what it awaits never came"]
+        );
+        let woken = Trace::parse("0 task-1 unlock Mutex#2 a.rs:3:1\n1 task-2 wake Task#1 a.rs:2:1\n").unwrap();
+        assert_eq!(wakeups(&pending_task(), &woken), Vec::<String>::new());
     }
 }
