@@ -428,6 +428,23 @@ fn the_reductions_agree_on_reference_counting_programs() {
     assert!(dpor_total < dfs_total, "dpor {dpor_total} vs dfs {dfs_total}");
 }
 
+/// Checks, for `program` under its orderings, that DFS passes exhaustively
+/// reaching every outcome it reaches with SeqCst, that DPOR reaches DFS's
+/// outcomes and cb-por ICB's at bounds 0 to 2; returns whether the
+/// orderings reach an outcome SeqCst cannot.
+fn the_reductions_agree_under(program: &Program) -> bool {
+    let seq_cst = Program { orders: Orders::SeqCst, ..program.clone() };
+    let (_, seq_cst) = outcomes(&seq_cst, SearchStrategy::Dfs, 0);
+    let (dfs, expected) = outcomes(program, SearchStrategy::Dfs, 0);
+    assert!(dfs.exhausted && !dfs.is_failure(), "{program:?}\n{dfs}");
+    assert!(expected.is_superset(&seq_cst), "{program:?}");
+    dpor_agrees_with_dfs(program, &dfs, &expected, outcomes(program, SearchStrategy::Dpor, 0));
+    for bound in 0..=2 {
+        cb_por_agrees_with_icb(program, bound, |s, b| outcomes(program, s, b));
+    }
+    expected.len() > seq_cst.len()
+}
+
 /// Under the C11 model with `Relaxed` atomics, a load's choice of store is
 /// a branching point: DPOR reaches the outcomes DFS reaches, and cb-por
 /// those ICB reaches at each bound.
@@ -438,16 +455,8 @@ fn the_reductions_reach_every_outcome_under_relaxed_atomics() {
     let mut weaker = 0;
     for _ in 0..80 {
         let mut program = Program::generate(&mut g);
-        let (_, seq_cst) = outcomes(&program, SearchStrategy::Dfs, 0);
         program.orders = Orders::Relaxed;
-        let (dfs, expected) = outcomes(&program, SearchStrategy::Dfs, 0);
-        assert!(dfs.exhausted && !dfs.is_failure(), "{program:?}\n{dfs}");
-        assert!(expected.is_superset(&seq_cst), "{program:?}");
-        weaker += usize::from(expected.len() > seq_cst.len());
-        dpor_agrees_with_dfs(&program, &dfs, &expected, outcomes(&program, SearchStrategy::Dpor, 0));
-        for bound in 0..=2 {
-            cb_por_agrees_with_icb(&program, bound, |s, b| outcomes(&program, s, b));
-        }
+        weaker += usize::from(the_reductions_agree_under(&program));
     }
     // Programs where Relaxed reaches outcomes SeqCst cannot: only one of
     // the 80 (most mix a single atomic with read-modify-writes), so this is
@@ -468,19 +477,7 @@ fn the_reductions_reach_every_outcome_in_weak_memory_shapes() {
     let mut g = Gen(0x5eed_0f3a);
     let mut weaker = 0;
     for _ in 0..120 {
-        let mut program = Program::generate_weak(&mut g);
-        let orders = program.orders;
-        program.orders = Orders::SeqCst;
-        let (_, seq_cst) = outcomes(&program, SearchStrategy::Dfs, 0);
-        program.orders = orders;
-        let (dfs, expected) = outcomes(&program, SearchStrategy::Dfs, 0);
-        assert!(dfs.exhausted && !dfs.is_failure(), "{program:?}\n{dfs}");
-        assert!(expected.is_superset(&seq_cst), "{program:?}");
-        weaker += usize::from(expected.len() > seq_cst.len());
-        dpor_agrees_with_dfs(&program, &dfs, &expected, outcomes(&program, SearchStrategy::Dpor, 0));
-        for bound in 0..=2 {
-            cb_por_agrees_with_icb(&program, bound, |s, b| outcomes(&program, s, b));
-        }
+        weaker += usize::from(the_reductions_agree_under(&Program::generate_weak(&mut g)));
     }
     // Programs whose orderings reach outcomes SeqCst cannot: 20 of 120
     // (the Relaxed-only generated programs above: 1 of 80).
