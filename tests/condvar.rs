@@ -197,6 +197,17 @@ mod sim {
         let notes: Vec<&str> =
             trace.lines.iter().filter(|l| l.op == samaritan::Op::NotifyOne).filter_map(|l| l.note.as_deref()).collect();
         assert!(matches!(notes.as_slice(), ["woke t1; t2 still waiting"] | ["woke t2; t1 still waiting"]), "{report}");
+        // Each wait shows as its block and, for the woken one, its wake-up.
+        let waits: Vec<(&str, &str)> = trace
+            .lines
+            .iter()
+            .filter(|l| l.op == samaritan::Op::Wait)
+            .map(|l| (l.actor.as_str(), l.note.as_deref().unwrap_or("")))
+            .collect();
+        assert!(
+            matches!(waits.as_slice(), [(_, "begins waiting"), (_, "begins waiting"), (_, "woken by main")]),
+            "{report}"
+        );
         assert!(report.to_string().contains("  (woke t"), "{report}");
     }
 

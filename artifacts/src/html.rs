@@ -384,7 +384,8 @@ fn blocked_row(page: &mut String, blocked: &[BlockedActor], top: usize, actors: 
 
 /// Writes the happens-before arrows as an SVG layer under the steps: from
 /// each step on an object to the next step on it, when another thread took
-/// that one. Edges with an end in the elided middle are left out.
+/// that one; to a condvar wait that a notification woke, from that
+/// notification. Edges with an end in the elided middle are left out.
 fn edges(
     page: &mut String,
     lines: &[TraceLine],
@@ -411,7 +412,14 @@ fn edges(
     for (to, line) in lines.iter().enumerate() {
         let Some(object) = line.object.as_deref() else { continue };
         let previous = last_on.insert(object, to);
-        let Some(from) = previous.filter(|&from| lines[from].actor != line.actor) else { continue };
+        // A woken wait's arrow comes from the notification that woke it
+        // (its note names the notifier), not from the object's last step.
+        let notifier = line.note.as_deref().and_then(|n| n.strip_prefix("woken by "));
+        let woke = notifier.and_then(|by| {
+            let notifies = |l: &TraceLine| matches!(l.op, Op::NotifyOne | Op::NotifyAll);
+            lines[..to].iter().rposition(|l| l.actor == by && l.object.as_deref() == Some(object) && notifies(l))
+        });
+        let Some(from) = woke.or(previous).filter(|&from| lines[from].actor != line.actor) else { continue };
         let (Some(&from_row), Some(&to_row)) = (row_of.get(&from), row_of.get(&to)) else { continue };
         let (from_lane, to_lane) = (lane_of(&lines[from].actor), lane_of(&line.actor));
         let rightwards = to_lane > from_lane;

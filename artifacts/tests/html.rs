@@ -124,3 +124,24 @@ fn an_empty_trace_says_so() {
     assert!(page.all("div", "lane").is_empty());
     assert_eq!(page.all("p", "empty")[0].text(), "the failing execution took no steps");
 }
+
+#[test]
+fn a_woken_wait_gets_its_arrow_from_the_notification_that_woke_it() {
+    let mut trace = Trace::default();
+    let steps = [
+        ("t1", Op::Wait, "begins waiting"),
+        ("main", Op::NotifyOne, "woke t1"),
+        ("t2", Op::Wait, "begins waiting"),
+        ("t1", Op::Wait, "woken by main"),
+    ];
+    for (index, (actor, op, note)) in steps.into_iter().enumerate() {
+        let mut l = line(index, actor, op, Some("Condvar#1"), false);
+        l.note = Some(note.to_string());
+        trace.lines.push(l);
+    }
+    let (_, page) = render(&trace);
+    // Step 3's arrow comes from the notify (1), not from t2's wait (2).
+    assert_eq!(edges(&page), [(0, 1), (1, 2), (1, 3)]);
+    let notes: Vec<String> = page.all("span", "note").iter().map(|n| n.text()).collect();
+    assert_eq!(notes, ["begins waiting", "woke t1", "begins waiting", "woken by main"]);
+}

@@ -31,7 +31,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, LockResult, PoisonError};
 use std::time::Duration;
 
@@ -52,12 +52,25 @@ pub struct Condvar {
     inner: std::sync::Condvar,
 }
 
+/// Set by the notification that picks a waiter: 0 while none has, else
+/// the notifying actor's index plus one (for the trace's notes).
+type Notified = Arc<AtomicU32>;
+
+/// What the wake-up step's note says: who notified, or why it woke
+/// without a notification.
+fn woken_note(notified: u32, without: &'static str) {
+    match notified.checked_sub(1) {
+        Some(by) => rt::note(&|name| format!("woken by {}", name(ActorId::from_index(by as usize)))),
+        None => rt::note(&|_| without.to_string()),
+    }
+}
+
 /// A thread waiting on a condvar: who (for the trace's notes) and the
 /// flag a notification sets.
 #[derive(Debug)]
 struct Waiter {
     actor: ActorId,
-    notified: Arc<AtomicBool>,
+    notified: Notified,
 }
 
 /// Same API as [`std::sync::WaitTimeoutResult`], which cannot be built
@@ -123,11 +136,13 @@ impl Condvar {
             // Always enabled: scheduled before a notification picked this
             // waiter, it wakes without one.
             rt::step(Op::Wait, Some(self.object()), location);
-            if !notified.load(Ordering::Relaxed) {
+            if notified.load(Ordering::Relaxed) == 0 {
                 self.queue().retain(|w| !Arc::ptr_eq(&w.notified, &notified));
             }
+            woken_note(notified.load(Ordering::Relaxed), "woke spuriously");
         } else {
-            rt::step_when(Op::Wait, Some(self.object()), location, &|| notified.load(Ordering::Relaxed));
+            rt::step_when(Op::Wait, Some(self.object()), location, &|| notified.load(Ordering::Relaxed) != 0);
+            woken_note(notified.load(Ordering::Relaxed), "woke");
         }
         post_wait(mutex, lock, location)
     }
@@ -201,7 +216,8 @@ impl Condvar {
         let (mutex, notified) = self.pre_wait(guard, lock, location);
         // Always enabled: scheduled before a notification, it times out.
         rt::step(Op::WaitTimeout, Some(self.object()), location);
-        let timed_out = !notified.load(Ordering::Relaxed);
+        let timed_out = notified.load(Ordering::Relaxed) == 0;
+        woken_note(notified.load(Ordering::Relaxed), "timed out");
         let before = rt::now();
         if timed_out {
             self.queue().retain(|w| !Arc::ptr_eq(&w.notified, &notified));
@@ -263,6 +279,8 @@ impl Condvar {
             return self.inner.notify_one();
         }
         rt::step(Op::NotifyOne, Some(self.object()), Location::caller());
+        // Who notified, for the woken waiter's note.
+        let me = rt::current().index() as u32 + 1;
         let waiting = self.queue().len();
         if waiting == 0 {
             rt::note(&|_| "nobody was waiting: the notification is lost".to_string());
@@ -272,7 +290,7 @@ impl Condvar {
         let picked = rt::choose(waiting);
         let woken = self.queue().remove(picked);
         if let Some(waiter) = woken {
-            waiter.notified.store(true, Ordering::Relaxed);
+            waiter.notified.store(me, Ordering::Relaxed);
             let still: Vec<ActorId> = self.queue().iter().map(|w| w.actor).collect();
             rt::note(&|name| match still.as_slice() {
                 [] => format!("woke {}", name(waiter.actor)),
@@ -291,9 +309,11 @@ impl Condvar {
             return self.inner.notify_all();
         }
         rt::step(Op::NotifyAll, Some(self.object()), Location::caller());
+        // Who notified, for the woken waiter's note.
+        let me = rt::current().index() as u32 + 1;
         let woken: Vec<Waiter> = self.queue().drain(..).collect();
         for waiter in &woken {
-            waiter.notified.store(true, Ordering::Relaxed);
+            waiter.notified.store(me, Ordering::Relaxed);
         }
         rt::note(&|name| match woken.as_slice() {
             [] => "nobody was waiting: the notification is lost".to_string(),
@@ -308,12 +328,13 @@ impl Condvar {
         mut guard: MutexGuard<'a, T>,
         lock: ObjectId,
         location: &'static Location<'static>,
-    ) -> (&'a Mutex<T>, Arc<AtomicBool>) {
+    ) -> (&'a Mutex<T>, Notified) {
         let object = self.object();
         // The guard stays whole across the step, so an unwind here unlocks.
         // The step changes the mutex too (it releases it).
         rt::step_with(Op::Wait, Some(object), lock, location);
-        let notified = Arc::new(AtomicBool::new(false));
+        rt::note(&|_| "begins waiting".to_string());
+        let notified = Arc::new(AtomicU32::new(0));
         self.queue().push_back(Waiter { actor: rt::current(), notified: notified.clone() });
         let mutex = guard.mutex;
         drop(guard.inner.take());
