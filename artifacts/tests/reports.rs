@@ -143,5 +143,5 @@ fn a_deadlock_ends_with_the_blocked_threads_marked_in_their_lanes() {
     assert!(title.starts_with("main is blocked forever in wait Condvar#1 at "), "{title}");
     // The notify's note says it found nobody, on hover and as a mark.
     let notes: Vec<String> = page.all("span", "note").iter().map(|n| n.text()).collect();
-    assert_eq!(notes, ["nobody was waiting: the notification is lost"]);
+    assert_eq!(notes, ["nobody was waiting: the notification is lost", "begins waiting"]);
 }
