@@ -25,7 +25,9 @@
 //! the command that replays it). Settings come from the `SAMARITAN_*`
 //! environment variables. Inside an exploration the items below are
 //! samaritan's simulated ones; outside one (a `#[tokio::main]`, a runtime
-//! built by hand) they are tokio's, in a `sim` build too.
+//! built by hand) tasks, timers and `select!` are tokio's, in a `sim`
+//! build too, and the `sync` primitives are samaritan's async ones, which
+//! behave as tokio's there (see the table).
 //!
 //! `sim` is not a default feature because cargo unifies features across a
 //! workspace build, where a default `sim` would turn every crate's
