@@ -467,3 +467,37 @@ fn a_lazy_value_published_with_a_relaxed_flag_is_a_data_race() {
     let sc = lazy_publish_under(MemoryModel::Sc, Relaxed, Relaxed);
     assert_eq!((&sc.outcome, sc.exhausted), (&Outcome::Pass, true), "{sc}");
 }
+
+/// A cell shared between threads; whether its accesses are ordered is
+/// what the race detector checks.
+struct Shared(UnsafeCell<usize>);
+
+// SAFETY: the accesses are checked by the race detector, which is what the
+// tests that use it look at.
+unsafe impl Sync for Shared {}
+
+/// A data write published by a Release store, which the reader's Relaxed
+/// read-modify-write reads and continues (a release sequence); the
+/// reader's Acquire load of its own RMW's store then synchronizes with the
+/// writer, so reading the data is no race.
+#[test]
+fn an_acquire_load_of_ones_own_relaxed_rmw_synchronizes_through_the_release_sequence() {
+    let report = Builder::new()
+        .strategy(SearchStrategy::Dfs)
+        .explore(|| {
+            let shared = Arc::new((AtomicUsize::new(0), Shared(UnsafeCell::new(0))));
+            let theirs = shared.clone();
+            let t = thread::spawn(move || {
+                // SAFETY: see `Shared`.
+                theirs.1 .0.with_mut(|p| unsafe { *p = 7 });
+                theirs.0.store(1, Release);
+            });
+            if shared.0.fetch_add(0, Relaxed) == 1 && shared.0.load(Acquire) == 1 {
+                // SAFETY: ordered after the write by the release sequence.
+                assert_eq!(shared.1 .0.with(|p| unsafe { *p }), 7);
+            }
+            t.join().unwrap();
+        })
+        .expect("valid settings");
+    assert_eq!((&report.outcome, report.exhausted), (&Outcome::Pass, true), "{report}");
+}

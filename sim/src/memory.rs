@@ -340,6 +340,14 @@ impl Memory {
         self.locations[o].stores[index].value
     }
 
+    /// Whether `actor`'s clock already holds the newest store's message
+    /// of `o` (what [`Memory::reread`] relies on; for its debug check).
+    pub(crate) fn holds_newest_message(&self, o: usize, actor: ActorId, races: &Races) -> bool {
+        let clock = races.clock_of(actor.index());
+        let message = self.locations[o].stores.last().map_or(&[][..], |s| &s.message[..]);
+        message.iter().enumerate().all(|(u, &t)| t == 0 || clock.get(u).is_some_and(|&c| c >= t))
+    }
+
     /// Which store `index` of `o` is, for the trace.
     pub(crate) fn origin(&self, o: usize, index: usize) -> Origin {
         let s = &self.locations[o].stores[index];
@@ -439,7 +447,10 @@ impl Memory {
         let loc = &mut self.locations[o];
         loc.stores.insert(at, store);
         loc.version = loc.version.wrapping_add(1);
-        if at + 1 == loc.stores.len() {
+        // The writer knows its store's message, unless it is a
+        // read-modify-write that read without acquiring: its message then
+        // carries the read store's, which the writer only holds pending.
+        if at + 1 == loc.stores.len() && (!rmw || acquires(order)) {
             self.note_newest(o, a);
         }
         if tracking && releases(order) {

@@ -697,12 +697,16 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let step = traced_step(e);
-        if let Some(value) = e.current.and_then(|me| e.memory.reread(object.index(), me, current)) {
-            // The fast path's claim, checked against the full rule.
-            debug_assert_eq!(e.current.map(|me| e.memory.readable(object.index(), me, &e.race, sc)), Some(1));
-            let newest = e.memory.newest(object.index());
-            note_read(e, object, step, newest);
-            return Some((e.current?, 1, step, Some(value)));
+        if let Some(me) = e.current {
+            if let Some(value) = e.memory.reread(object.index(), me, current) {
+                // The fast path's claims, checked against the full rule:
+                // one readable store, whose message the reader holds.
+                debug_assert_eq!(e.memory.readable(object.index(), me, &e.race, sc), 1);
+                debug_assert!(e.memory.holds_newest_message(object.index(), me, &e.race));
+                let newest = e.memory.newest(object.index());
+                note_read(e, object, step, newest);
+                return Some((me, 1, step, Some(value)));
+            }
         }
         let me = memory_begin(e, object, current)?;
         let count = e.memory.readable(object.index(), me, &e.race, sc);
