@@ -1,6 +1,6 @@
 //! What an exploration is given: its settings and the body it runs.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -58,6 +58,10 @@ pub struct Config {
     /// on what it covered: how one worker of a parallel search stops the
     /// others ([`explore_parallel`](crate::explore_parallel)).
     pub cancel: Option<Arc<AtomicBool>>,
+    /// A counter every counted execution of this search also adds one to,
+    /// shared by the workers of a parallel search so that its progress
+    /// lines count them all ([`explore_parallel`](crate::explore_parallel)).
+    pub shared_count: Option<Arc<AtomicU64>>,
 }
 
 impl Default for Config {
@@ -75,6 +79,7 @@ impl Default for Config {
             minimize: true,
             progress: true,
             cancel: None,
+            shared_count: None,
         }
     }
 }

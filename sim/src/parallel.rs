@@ -14,7 +14,7 @@
 //! one worker searching the whole space).
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 
 use crate::config::{Body, Config};
@@ -28,7 +28,8 @@ use crate::strategy::Strategy;
 ///
 /// A budget of executions ([`Config::max_executions`]) is split between
 /// the workers (each runs at least one); a time budget applies to each.
-/// Only the first worker prints progress lines. With one part this is
+/// The first worker prints the progress lines, counting every worker's
+/// executions. With one part this is
 /// [`explore`].
 ///
 /// # Panics
@@ -52,6 +53,7 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
     }
     let n = parts.len() as u32;
     let stops: Vec<Arc<AtomicBool>> = (0..n).map(|_| Arc::default()).collect();
+    let total: Arc<AtomicU64> = Arc::default();
     let (tx, rx) = mpsc::channel();
     let mut reports: Vec<Option<Report>> = (0..n).map(|_| None).collect();
     let mut panicked = None;
@@ -62,6 +64,7 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
             config.max_executions = config.max_executions.map(|m| shard.share(m).max(1));
             config.progress &= i == 0;
             config.cancel = Some(stops[i].clone());
+            config.shared_count = Some(total.clone());
             let (tx, body) = (tx.clone(), body.clone());
             std::thread::Builder::new()
                 .name(format!("samaritan-worker-{}", i + 1))

@@ -9,7 +9,7 @@
 
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::strategy::Strategy;
@@ -62,12 +62,23 @@ pub(crate) struct Lines {
     next: Instant,
     /// Executions and time at the last line, for the rate.
     last: (u64, Instant),
+    /// The count of every worker of a parallel search, which the lines
+    /// show instead of this search's own.
+    total: Option<Arc<AtomicU64>>,
 }
 
 impl Lines {
-    pub(crate) fn new(label: String) -> Lines {
+    pub(crate) fn new(label: String, total: Option<Arc<AtomicU64>>) -> Lines {
         let now = Instant::now();
-        Lines { label, started: now, next: now + EVERY, last: (0, now) }
+        Lines { label, started: now, next: now + EVERY, last: (0, now), total }
+    }
+
+    /// The executions a line reports: every worker's, when shared.
+    fn executions(&self, progress: &Progress) -> u64 {
+        match &self.total {
+            Some(total) => total.load(Ordering::Relaxed),
+            None => progress.executions.load(Ordering::Relaxed),
+        }
     }
 
     /// Prints a line if one is due; asks for a fresh description shortly
@@ -80,7 +91,7 @@ impl Lines {
         if now < self.next {
             return;
         }
-        let executions = progress.executions.load(Ordering::Relaxed);
+        let executions = self.executions(progress);
         let rate = (executions - self.last.0) as f64 / now.duration_since(self.last.1).as_secs_f64().max(1e-9);
         let phase = progress.phase.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let line = line(&self.label, now.duration_since(self.started), executions, rate, phase.as_deref());
@@ -127,6 +138,32 @@ pub(crate) fn grouped(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lines_of_a_parallel_search_count_every_workers_executions() {
+        let progress = Progress::default();
+        progress.executions.store(3, Ordering::Relaxed);
+        assert_eq!(Lines::new("t".into(), None).executions(&progress), 3);
+        let total = Arc::new(AtomicU64::new(10));
+        assert_eq!(Lines::new("t".into(), Some(total)).executions(&progress), 10);
+    }
+
+    #[test]
+    fn a_search_adds_each_counted_execution_to_the_shared_count() {
+        use crate::{explore, Config, Replay, Schedule};
+        let count = Arc::new(AtomicU64::new(5));
+        let config = Config { shared_count: Some(count.clone()), progress: false, ..Config::default() };
+        let empty = Schedule {
+            strategy: "dfs".into(),
+            seed: None,
+            choices: vec![],
+            fingerprint: 0,
+            fair: true,
+            weak_memory: true,
+        };
+        let report = explore(config, Box::new(Replay::new(empty)), Arc::new(|| {}));
+        assert_eq!((report.executions, count.load(Ordering::Relaxed)), (1, 6));
+    }
 
     #[test]
     fn a_line_says_what_how_long_how_many_how_fast_and_where() {

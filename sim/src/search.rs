@@ -108,7 +108,7 @@ pub(crate) fn search(
     let mut seen = (u64::MAX, u64::MAX);
     let mut since = Instant::now();
     let label = config.test_name.clone().filter(|n| n != "main").unwrap_or_else(|| strategy_name.clone());
-    let mut lines = config.progress.then(|| Lines::new(label));
+    let mut lines = config.progress.then(|| Lines::new(label, config.shared_count.clone()));
     loop {
         if let Some(lines) = &mut lines {
             lines.tick(&progress, poll);
@@ -272,6 +272,9 @@ fn explore_here(
         report.pruned += u64::from(exec.pruned);
         report.longest = report.longest.max(exec.steps);
         progress.executions.store(report.executions, Ordering::Relaxed);
+        if let Some(count) = &config.shared_count {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
         if report.executions == 1 && outcome.is_pass() && !keep_last {
             first = Some(Schedule {
                 strategy: strategy.name().to_string(),
