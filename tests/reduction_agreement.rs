@@ -42,17 +42,23 @@ fn outcomes_with(
     bound: u32,
     fairness: bool,
 ) -> (Report, BTreeSet<Vec<u32>>) {
-    SEEN.lock().unwrap().clear();
     let p = program.clone();
     let mut builder = Builder::new().strategy(strategy).preemption_bound(bound).fairness(fairness);
     if !fairness && strategy == SearchStrategy::Dfs {
         builder = builder.max_executions(DFS_CAP);
     }
+    collect(builder, move || p.run())
+}
+
+/// Explores `run` under `builder` (no persistence, no shrinking) and
+/// returns the report and the set of outcomes `run` returned.
+fn collect(builder: Builder, run: impl Fn() -> Vec<u32> + Send + Sync + 'static) -> (Report, BTreeSet<Vec<u32>>) {
+    SEEN.lock().unwrap().clear();
     let report = builder
         .persist(false)
         .minimize(false)
         .explore(move || {
-            let outcome = p.run();
+            let outcome = run();
             SEEN.lock().unwrap().insert(outcome);
         })
         .unwrap();
@@ -378,20 +384,8 @@ fn the_reductions_agree_on_rwlocks_and_rendezvous_channels() {
 
 /// [`outcomes`] for a reference-counting program.
 fn ref_outcomes(program: &RefProgram, strategy: SearchStrategy, bound: u32) -> (Report, BTreeSet<Vec<u32>>) {
-    SEEN.lock().unwrap().clear();
     let p = program.clone();
-    let report = Builder::new()
-        .strategy(strategy)
-        .preemption_bound(bound)
-        .max_executions(DFS_CAP)
-        .persist(false)
-        .minimize(false)
-        .explore(move || {
-            let outcome = p.run();
-            SEEN.lock().unwrap().insert(outcome);
-        })
-        .unwrap();
-    (report, std::mem::take(&mut *SEEN.lock().unwrap()))
+    collect(Builder::new().strategy(strategy).preemption_bound(bound).max_executions(DFS_CAP), move || p.run())
 }
 
 /// Programs whose threads clone, drop, count, unwrap, downgrade and

@@ -12,15 +12,14 @@
 
 use std::fs::{Metadata, Permissions};
 use std::io::{self, SeekFrom};
-use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 pub use tokio::fs::*;
-use tokio::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
+use tokio::io::AsyncSeek;
 
-use crate::io_guard::refuse_inside_exploration;
+use crate::io_guard::{forwards_io, refuse_inside_exploration};
 
 /// tokio's free functions, each refusing to run inside an exploration.
 macro_rules! guarded {
@@ -164,39 +163,7 @@ impl OpenOptions {
     }
 }
 
-impl Deref for File {
-    type Target = tokio::fs::File;
-
-    fn deref(&self) -> &tokio::fs::File {
-        &self.0
-    }
-}
-
-impl DerefMut for File {
-    fn deref_mut(&mut self) -> &mut tokio::fs::File {
-        &mut self.0
-    }
-}
-
-impl AsyncRead for File {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for File {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_shutdown(cx)
-    }
-}
+forwards_io!(File, tokio::fs::File);
 
 impl AsyncSeek for File {
     fn start_seek(mut self: Pin<&mut Self>, position: SeekFrom) -> io::Result<()> {

@@ -12,14 +12,11 @@
 
 use std::io;
 use std::net::SocketAddr;
-use std::ops::{Deref, DerefMut};
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::ops::Deref;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 pub use tokio::net::*;
 
-use crate::io_guard::refuse_inside_exploration;
+use crate::io_guard::{forwards_io, refuse_inside_exploration};
 
 /// Resolves `host` to socket addresses; same API as
 /// [`tokio::net::lookup_host`]; refused inside an exploration.
@@ -91,39 +88,7 @@ impl TcpStream {
     }
 }
 
-impl Deref for TcpStream {
-    type Target = tokio::net::TcpStream;
-
-    fn deref(&self) -> &tokio::net::TcpStream {
-        &self.0
-    }
-}
-
-impl DerefMut for TcpStream {
-    fn deref_mut(&mut self) -> &mut tokio::net::TcpStream {
-        &mut self.0
-    }
-}
-
-impl AsyncRead for TcpStream {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for TcpStream {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_shutdown(cx)
-    }
-}
+forwards_io!(TcpStream, tokio::net::TcpStream);
 
 /// A UDP socket; tokio's, refused inside an exploration.
 #[derive(Debug)]

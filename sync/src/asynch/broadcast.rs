@@ -298,19 +298,7 @@ impl<T: Clone> Future for Recv<'_, T> {
             Take::Lagged(n) => Err(RecvError::Lagged(n)),
             Take::Closed => Err(RecvError::Closed),
             Take::Empty => {
-                match this.key {
-                    Some(key) if s.waiters.is_queued(key) => {
-                        let slot = s.waiters.get_mut(key);
-                        if !slot.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                            *slot = Some(cx.waker().clone());
-                        }
-                    }
-                    Some(key) => {
-                        s.waiters.remove(key);
-                        this.key = Some(s.waiters.push_back(Some(cx.waker().clone())));
-                    }
-                    None => this.key = Some(s.waiters.push_back(Some(cx.waker().clone()))),
-                }
+                s.waiters.register(&mut this.key, cx.waker());
                 return Poll::Pending;
             }
         };

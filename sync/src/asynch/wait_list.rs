@@ -114,6 +114,28 @@ impl<T> WaitList<T> {
     }
 }
 
+impl WaitList<Option<std::task::Waker>> {
+    /// Queues (or keeps queued) the waiter whose key `key` holds, with
+    /// `waker`: a waiter still queued keeps its slot and gets `waker` unless
+    /// the stored one would wake the same task; one a waker already
+    /// dequeued, or a new one, goes to the back.
+    pub(crate) fn register(&mut self, key: &mut Option<Key>, waker: &std::task::Waker) {
+        match *key {
+            Some(k) if self.is_queued(k) => {
+                let slot = self.get_mut(k);
+                if !slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
+                    *slot = Some(waker.clone());
+                }
+            }
+            Some(k) => {
+                self.remove(k);
+                *key = Some(self.push_back(Some(waker.clone())));
+            }
+            None => *key = Some(self.push_back(Some(waker.clone()))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::WaitList;

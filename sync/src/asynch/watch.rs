@@ -285,19 +285,7 @@ impl<T> Future for Changed<'_, T> {
         } else if !s.tx_alive {
             Err(RecvError(()))
         } else {
-            match this.key {
-                Some(key) if s.waiters.is_queued(key) => {
-                    let slot = s.waiters.get_mut(key);
-                    if !slot.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                        *slot = Some(cx.waker().clone());
-                    }
-                }
-                Some(key) => {
-                    s.waiters.remove(key);
-                    this.key = Some(s.waiters.push_back(Some(cx.waker().clone())));
-                }
-                None => this.key = Some(s.waiters.push_back(Some(cx.waker().clone()))),
-            }
+            s.waiters.register(&mut this.key, cx.waker());
             return Poll::Pending;
         };
         if let Some(key) = this.key.take() {
