@@ -18,6 +18,7 @@
 //!   ([`TOKEN_VERSION`]).
 
 mod actor;
+mod arena;
 mod config;
 mod execution;
 mod explain;

@@ -66,6 +66,7 @@
 use std::panic::Location;
 use std::sync::atomic::Ordering;
 
+use crate::arena::{Arena, Span, NONE};
 use crate::op::ActorId;
 use crate::race::{join, Clock, Races};
 use crate::trace::Origin;
@@ -77,10 +78,12 @@ struct Store {
     actor: u32,
     /// The writer's epoch at the store; 0 = known to every thread.
     time: u32,
-    /// Per reader (other than the writer), the epoch of its first read.
-    seen: Vec<(u32, u32)>,
-    /// What an acquire that reads this store learns.
-    message: Clock,
+    /// Per reader (other than the writer), the epoch of its first read:
+    /// the head of its list in the arena. Readers that the store's
+    /// epoch or a later store of theirs covers are not listed.
+    seen: u32,
+    /// What an acquire that reads this store learns: a span of the arena.
+    message: Span,
     /// Position in `S` of a SeqCst store (1, 2, ...); 0 when not SeqCst.
     sc: u32,
     rmw: bool,
@@ -130,8 +133,8 @@ pub(crate) struct Memory {
     sc: u32,
     /// The join of every SeqCst fence's clock so far.
     fences: Clock,
-    /// The message and reader buffers of dropped stores, for new ones.
-    spare: Vec<(Clock, Vec<(u32, u32)>)>,
+    /// The stores' messages and reader lists.
+    arena: Arena,
     /// A buffer for the choices of one access (`rt` lends it out), so
     /// that an access allocates nothing.
     pub(crate) scratch: Vec<usize>,
@@ -158,9 +161,10 @@ impl Memory {
             return;
         }
         self.dirty = false;
+        self.arena.clear();
         for loc in &mut self.locations {
             loc.live = false;
-            self.spare.extend(loc.stores.drain(..).map(|s| (s.message, s.seen)));
+            loc.stores.clear();
             loc.yields.clear();
             loc.knows_newest.clear();
         }
@@ -208,20 +212,14 @@ impl Memory {
             return;
         }
         loc.live = true;
-        self.spare.extend(loc.stores.drain(..).map(|s| (s.message, s.seen)));
+        for s in loc.stores.drain(..) {
+            self.arena.release(s.message, s.seen);
+        }
         loc.knows_newest.clear();
         loc.version = loc.version.wrapping_add(1);
         loc.prune_at = 8;
-        let initial = Store {
-            value,
-            actor: 0,
-            time: 0,
-            seen: Vec::new(),
-            message: Clock::new(),
-            sc: 0,
-            rmw: false,
-            location: None,
-        };
+        let initial =
+            Store { value, actor: 0, time: 0, seen: NONE, message: Span::EMPTY, sc: 0, rmw: false, location: None };
         loc.stores.push(initial);
     }
 
@@ -235,7 +233,7 @@ impl Memory {
         let knows = |u: u32, e: u32| {
             e == 0 || clock.get(u as usize).is_some_and(|&t| t >= e) || fences.get(u as usize).is_some_and(|&t| t >= e)
         };
-        let known = |s: &Store| knows(s.actor, s.time) || s.seen.iter().any(|&(u, e)| knows(u, e));
+        let known = |s: &Store| knows(s.actor, s.time) || self.arena.readers(s.seen).any(|(u, e)| knows(u, e));
         let mut floor = stores.iter().rposition(known).unwrap_or(0);
         let bound = if sc { self.sc } else { self.threads.get(actor).map_or(0, |t| t.fence_sc) };
         if bound > 0 {
@@ -344,7 +342,7 @@ impl Memory {
     /// of `o` (what [`Memory::reread`] relies on; for its debug check).
     pub(crate) fn holds_newest_message(&self, o: usize, actor: ActorId, races: &Races) -> bool {
         let clock = races.clock_of(actor.index());
-        let message = self.locations[o].stores.last().map_or(&[][..], |s| &s.message[..]);
+        let message = self.locations[o].stores.last().map_or(&[][..], |s| self.arena.message(s.message));
         message.iter().enumerate().all(|(u, &t)| t == 0 || clock.get(u).is_some_and(|&c| c >= t))
     }
 
@@ -360,25 +358,44 @@ impl Memory {
         self.locations[o].stores.len() - 1
     }
 
-    /// `actor` reads store `index` of `o` with `order`; returns its value.
-    pub(crate) fn read(&mut self, o: usize, actor: ActorId, index: usize, order: Ordering, races: &mut Races) -> u64 {
+    /// `actor` reads store `index` of `o` with `order` (for a
+    /// read-modify-write that writes, when `rmw`); returns its value.
+    pub(crate) fn read(
+        &mut self,
+        o: usize,
+        actor: ActorId,
+        index: usize,
+        order: Ordering,
+        rmw: bool,
+        races: &mut Races,
+    ) -> u64 {
         let a = actor.index();
-        let epoch = races.epoch(a);
         self.thread(a);
         let store = &mut self.locations[o].stores[index];
-        if store.actor as usize != a && !store.seen.iter().any(|&(u, _)| u as usize == a) {
-            store.seen.push((a as u32, epoch));
+        // The reader is listed unless something else says it knows the
+        // store: its own store, one known to all (time 0), or the store a
+        // read-modify-write is about to place right after this one, in
+        // the same epoch of the same reader (known exactly when the read
+        // would be, and newer).
+        let listed = rmw
+            || store.time == 0
+            || store.actor as usize == a
+            || self.arena.readers(store.seen).any(|(u, _)| u as usize == a);
+        if !listed {
+            let epoch = races.epoch(a);
+            self.arena.add_reader(&mut store.seen, a as u32, epoch);
         }
-        let value = store.value;
+        let (value, span) = (store.value, store.message);
         // Whether the store's message is in the actor's clock now: only
         // then is reading the store again a no-op whatever its ordering (a
         // relaxed read leaves it pending, for an acquire fence).
-        let learned = store.message.is_empty() || acquires(order);
-        if !store.message.is_empty() {
+        let learned = span.is_empty() || acquires(order);
+        if !span.is_empty() {
+            let message = self.arena.message(span);
             if acquires(order) {
-                races.join_into(a, &store.message);
+                races.join_into(a, message);
             } else {
-                join(&mut self.threads[a].acquire, &store.message);
+                join(&mut self.threads[a].acquire, message);
             }
         }
         self.note_access(o, a);
@@ -422,20 +439,16 @@ impl Memory {
         let a = actor.index();
         self.thread(a);
         let tracking = races.tracking;
-        let (mut message, mut seen) = self.spare.pop().unwrap_or_default();
-        message.clear();
-        seen.clear();
-        if !tracking {
-        } else if releases(order) {
-            message.extend_from_slice(races.clock_of(a));
-        } else {
-            message.extend_from_slice(&self.threads[a].release);
-        }
-        if rmw {
-            if let Some(read) = self.locations[o].stores.last() {
-                join(&mut message, &read.message);
-            }
-        }
+        // A read-modify-write's message adds the message of the store it
+        // read (release sequences), unless its own clock carries that
+        // already (it acquired it, and releases that clock).
+        let carried = tracking && acquires(order) && releases(order);
+        let read = self.locations[o].stores.last().map(|s| s.message).filter(|_| rmw && !carried);
+        let message = match (tracking, releases(order)) {
+            (false, _) => self.arena.push(&[], read),
+            (true, true) => self.arena.push(races.clock_of(a), read),
+            (true, false) => self.arena.push(&self.threads[a].release, read),
+        };
         let time = if tracking { races.epoch(a) } else { 0 };
         let sc = if order == Ordering::SeqCst {
             self.sc += 1;
@@ -443,7 +456,7 @@ impl Memory {
         } else {
             0
         };
-        let store = Store { value, actor: a as u32, time, seen, message, sc, rmw, location: Some(location) };
+        let store = Store { value, actor: a as u32, time, seen: NONE, message, sc, rmw, location: Some(location) };
         let loc = &mut self.locations[o];
         loc.stores.insert(at, store);
         loc.version = loc.version.wrapping_add(1);
@@ -499,8 +512,15 @@ impl Memory {
         let floor = live.map(|a| self.floor(o, a, races, false)).min().unwrap_or(0);
         let loc = &mut self.locations[o];
         if floor > 0 {
-            self.spare.extend(loc.stores.drain(..floor).map(|s| (s.message, s.seen)));
+            for s in loc.stores.drain(..floor) {
+                self.arena.release(s.message, s.seen);
+            }
         }
         loc.prune_at = (loc.stores.len() * 2).max(8);
+        if self.arena.wants_compacting() {
+            let live =
+                self.locations.iter_mut().flat_map(|l| l.stores.iter_mut()).map(|s| (&mut s.message, &mut s.seen));
+            self.arena.compact(live);
+        }
     }
 }

@@ -714,7 +714,7 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
         let value = (count == 1).then(|| {
             let newest = e.memory.newest(object.index());
             note_read(e, object, step, newest);
-            e.memory.read(object.index(), me, newest, order, &mut e.race)
+            e.memory.read(object.index(), me, newest, order, false, &mut e.race)
         });
         Some((me, count, step, value))
     })
@@ -730,7 +730,7 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
         let e = &mut *e;
         let index = e.memory.newest(object.index()) - k;
         note_read(e, object, step, index);
-        e.memory.read(object.index(), me, index, order, &mut e.race)
+        e.memory.read(object.index(), me, index, order, false, &mut e.race)
     })
     .unwrap_or(current)
 }
@@ -832,13 +832,13 @@ pub fn atomic_rmw(
         e.memory.scratch = candidates;
         match outcome {
             Some(new) => {
-                e.memory.read(o, me, index, success, &mut e.race);
+                e.memory.read(o, me, index, success, true, &mut e.race);
                 let at = e.memory.newest(o) + 1;
                 let now = e.memory.write(o, me, at, new, success, true, location, &mut e.race);
                 (Ok(read), now)
             }
             None => {
-                e.memory.read(o, me, index, failure, &mut e.race);
+                e.memory.read(o, me, index, failure, false, &mut e.race);
                 (Err(read), e.memory.value(o, e.memory.newest(o)))
             }
         }
