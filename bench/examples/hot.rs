@@ -12,8 +12,10 @@
 //! models spawning 0 to 3 empty threads: the cost of a search's set-up and
 //! of each fresh coroutine stack; prints its own timings), `coro [ROUNDS]`
 //! (a bare corosensei resume and suspend: the floor under a switch),
-//! `execution [REPS] [STEPS] [STRATEGY]` (one execution of the scale
-//! bench's `mixed` model under a strategy: its cost per step).
+//! `execution [REPS] [STEPS] [STRATEGY] [EXECUTIONS]` (EXECUTIONS
+//! executions, 1 unless given, of the scale bench's `mixed` model under a
+//! strategy, in one exploration: its cost per step, with the buffers an
+//! exploration reuses warm from the second execution on).
 
 use std::hint::black_box;
 
@@ -106,9 +108,10 @@ fn main() {
             println!("{:.1} ns per resume + suspend", start.elapsed().as_secs_f64() * 1e9 / rounds as f64);
         }
         "execution" => {
-            // One execution of the `mixed` model (100,000 steps, or the
-            // third argument) under the strategy named by the fourth
-            // (`SAMARITAN_STRATEGY`'s names), `count` times.
+            // Executions of the `mixed` model (100,000 steps, or the third
+            // argument) under the strategy named by the fourth
+            // (`SAMARITAN_STRATEGY`'s names), as many as the fifth says
+            // (1 unless given) in one exploration, `count` times.
             let steps: usize = std::env::args().nth(3).and_then(|a| a.parse().ok()).unwrap_or(100_000);
             let strategy = match std::env::args().nth(4).as_deref() {
                 Some("dfs") => SearchStrategy::Dfs,
@@ -120,7 +123,8 @@ fn main() {
                 Some("random") => SearchStrategy::Random,
                 _ => SearchStrategy::Portfolio,
             };
-            let builder = builder.strategy(strategy).persist(false).progress(false).max_executions(1);
+            let executions = std::env::args().nth(5).and_then(|a| a.parse().ok()).unwrap_or(1);
+            let builder = builder.strategy(strategy).persist(false).progress(false).max_executions(executions);
             for _ in 0..count.unwrap_or(5) {
                 builder.clone().explore(move || models::mixed(steps / 2)).unwrap();
             }

@@ -14,13 +14,28 @@
 //! between an RMW and the store it read.
 //!
 //! Happens-before is the race detector's vector clocks
-//! ([`Races`](crate::race::Races)), kept live once an atomic is accessed
-//! with two actors: a release store carries its thread's clock as its
-//! *message*, an acquire load joins the message of the store it reads, a
-//! read-modify-write adds the message of the store it read (release
-//! sequences, C++20: a plain store ends them). A relaxed load keeps the
-//! message for a later acquire fence; a relaxed store carries the clock of
-//! its thread's last release fence.
+//! ([`Races`](crate::race::Races)): a release store carries its thread's
+//! clock as its *message*, an acquire load joins the message of the store
+//! it reads, a read-modify-write adds the message of the store it read
+//! (release sequences, C++20: a plain store ends them). A relaxed load
+//! keeps the message for a later acquire fence; a relaxed store carries
+//! the clock of its thread's last release fence.
+//!
+//! Deferred clocks: an access that makes no choice (a SeqCst load of a
+//! SeqCst store, a SeqCst store after one, any read-modify-write) needs no
+//! clock to decide, only to record. While the race detector only logs
+//! (until an access needs clocks: a choice of store or place, a fence, a
+//! cell, a history due for pruning at [`LAZY_HISTORY`] stores), such an
+//! access records its store without epoch or message and logs a [`Mark`];
+//! when the clocks go live, the detector replays its log and hands each
+//! mark back ([`Memory::apply`]), which then does what the access would
+//! have done to clocks at that point. A program whose atomics are all
+//! SeqCst thus never brings the clocks live (as one that touches no cell
+//! never did), and pays a push per access instead of a clock copy.
+//! Replaying the same events in the same order gives the same clocks, so a
+//! search and the traced replay of its report agree
+//! (`tests/reduction_agreement.rs` checks it against clocks live from the
+//! start).
 //!
 //! A store is *known* to a thread when the store, or some read of it,
 //! happens before the thread's present (each store keeps, per reader, the
@@ -62,21 +77,33 @@
 //!   (or is the initial value) and is known to every thread.
 //! - No store is ever placed between an RMW and the store it read: for
 //!   every RMW at index `i > 0`, `stores[i - 1]` is the store it read.
+//! - While the clocks are not live ([`Races::settled`] is false), histories
+//!   only grow at their end and lose nothing (no pruning, no restart), so
+//!   a store's index names it in a [`Mark`]; a store whose clock part is
+//!   deferred has `time == PENDING` and an empty message until it runs.
 
 use std::panic::Location;
 use std::sync::atomic::Ordering;
 
 use crate::arena::{Arena, Span, NONE};
 use crate::op::ActorId;
-use crate::race::{join, Clock, Races};
+use crate::race::{join, Clock, Mark, Races};
 use crate::trace::Origin;
+
+/// The `time` of a store whose epoch is deferred (see [`mark`]).
+const PENDING: u32 = u32::MAX;
+
+/// The longest history kept without pruning while the clocks are not live
+/// ([`Memory::prune_due`]).
+const LAZY_HISTORY: usize = 1 << 16;
 
 /// One store in a location's modification order.
 #[derive(Debug)]
 struct Store {
     value: u64,
     actor: u32,
-    /// The writer's epoch at the store; 0 = known to every thread.
+    /// The writer's epoch at the store; 0 = known to every thread;
+    /// [`PENDING`] while deferred.
     time: u32,
     /// Per reader (other than the writer), the epoch of its first read:
     /// the head of its list in the arena. Readers that the store's
@@ -91,22 +118,74 @@ struct Store {
     location: Option<&'static Location<'static>>,
 }
 
+/// A deferred access ([`Mark::what`]) is a store; without this bit, a
+/// load of store [`Mark::store`].
+const WRITE: u8 = 8;
+/// With [`WRITE`]: a read-modify-write, which read the store before it
+/// ([`Memory::rmw`]: its read is part of the access).
+const RMW: u8 = 16;
+
+/// The part of an access that reads or moves clocks, deferred while the
+/// race detector only logs: the [`Mark`] it logs, which comes back to
+/// [`Memory::apply`] when the clocks go live, at its place among the
+/// logged synchronization events. Until then a history only grows at its
+/// end and nothing is dropped from it, so a store's index names it.
+fn mark(o: usize, store: usize, actor: usize, order: Ordering, what: u8) -> Mark {
+    let order = match order {
+        Ordering::Relaxed => 0,
+        Ordering::Release => 1,
+        Ordering::Acquire => 2,
+        Ordering::AcqRel => 3,
+        _ => 4,
+    };
+    Mark { location: o as u32, store: store as u32, actor: actor as u32, what: what | order }
+}
+
+/// The ordering a [`Mark`] carries.
+fn order_of(mark: Mark) -> Ordering {
+    [Ordering::Relaxed, Ordering::Release, Ordering::Acquire, Ordering::AcqRel, Ordering::SeqCst]
+        [(mark.what & 7) as usize]
+}
+
 /// One atomic's history in the running execution.
 #[derive(Debug, Default)]
 struct Loc {
     live: bool,
     stores: Vec<Store>,
-    /// Per actor, its yield count at its last access here.
-    yields: Vec<u32>,
-    /// Per actor, `version + 1` while the actor knows the newest store
-    /// and its message (it wrote it, or read it learning the message, and
-    /// no store came since): it can read no other, and reading it again
-    /// changes nothing but its yield count.
-    knows_newest: Vec<u32>,
+    /// What each actor's accesses here left, by actor index.
+    actors: Vec<Accessor>,
     /// Changes whenever a store joins `stores` or the history restarts.
     version: u32,
     /// Prune when the history is this long.
     prune_at: usize,
+}
+
+impl Loc {
+    /// Notes an access by actor `a`, whose yield count is `yields` (for
+    /// the progress rule), and whether it knows the newest store now.
+    #[inline]
+    fn note(&mut self, a: usize, yields: u32, knows_newest: bool) {
+        if self.actors.len() <= a {
+            grow(&mut self.actors, a);
+        }
+        let x = &mut self.actors[a];
+        x.yields = yields;
+        if knows_newest {
+            x.knows = self.version.wrapping_add(1);
+        }
+    }
+}
+
+/// What one actor's accesses to a location left.
+#[derive(Clone, Copy, Debug, Default)]
+struct Accessor {
+    /// Its yield count at its last access here.
+    yields: u32,
+    /// `version + 1` while the actor knows the newest store and its
+    /// message (it wrote it, or read it learning the message, and no store
+    /// came since): it can read no other, and reading it again changes
+    /// nothing but its yield count.
+    knows: u32,
 }
 
 /// What the model keeps of one thread.
@@ -143,6 +222,12 @@ pub(crate) struct Memory {
     dirty: bool,
 }
 
+/// Makes `v` long enough to hold index `i` (off the hot paths).
+#[cold]
+fn grow<T: Default>(v: &mut Vec<T>, i: usize) {
+    v.resize_with(i + 1, T::default);
+}
+
 /// Whether `order` has acquire semantics for a read.
 pub(crate) fn acquires(order: Ordering) -> bool {
     matches!(order, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst)
@@ -165,8 +250,7 @@ impl Memory {
         for loc in &mut self.locations {
             loc.live = false;
             loc.stores.clear();
-            loc.yields.clear();
-            loc.knows_newest.clear();
+            loc.actors.clear();
         }
         for t in &mut self.threads {
             (t.done, t.yields, t.fence_sc) = (false, 0, 0);
@@ -177,9 +261,10 @@ impl Memory {
         self.fences.clear();
     }
 
+    #[inline]
     fn thread(&mut self, a: usize) -> &mut Thread {
         if self.threads.len() <= a {
-            self.threads.resize_with(a + 1, Thread::default);
+            grow(&mut self.threads, a);
         }
         &mut self.threads[a]
     }
@@ -207,15 +292,15 @@ impl Memory {
         if self.locations.len() <= o {
             self.locations.resize_with(o + 1, Loc::default);
         }
-        let loc = &mut self.locations[o];
-        if loc.live && loc.stores.last().is_some_and(|s| s.value == value) {
+        if self.locations[o].live && !self.restarts(o, value) {
             return;
         }
+        let loc = &mut self.locations[o];
         loc.live = true;
         for s in loc.stores.drain(..) {
             self.arena.release(s.message, s.seen);
         }
-        loc.knows_newest.clear();
+        loc.actors.iter_mut().for_each(|x| x.knows = 0);
         loc.version = loc.version.wrapping_add(1);
         loc.prune_at = 8;
         let initial =
@@ -223,10 +308,19 @@ impl Memory {
         loc.stores.push(initial);
     }
 
+    /// Whether [`Memory::touch`] would restart live location `o`'s
+    /// history: the primitive's `value` is not its newest store's. A
+    /// restart drops stores a deferred event may name, so the clocks go
+    /// live first.
+    pub(crate) fn restarts(&self, o: usize, value: u64) -> bool {
+        self.locations.get(o).is_some_and(|loc| loc.live && loc.stores.last().is_some_and(|s| s.value != value))
+    }
+
     /// The index of the oldest store of `o` that `actor` may read (or must
     /// write after): the newest store it knows, and for a SeqCst access
     /// the newest earlier SeqCst store.
     fn floor(&self, o: usize, actor: usize, races: &Races, sc: bool) -> usize {
+        debug_assert!(races.settled(), "a floor needs live clocks");
         let stores = &self.locations[o].stores;
         let clock = races.clock_of(actor);
         let fences: &[u32] = if sc { &self.fences } else { &[] };
@@ -247,32 +341,15 @@ impl Memory {
     /// Whether `actor` yielded since its last access to `o`.
     fn yielded(&self, o: usize, actor: usize) -> bool {
         let now = self.threads.get(actor).map_or(0, |t| t.yields);
-        now > self.locations[o].yields.get(actor).copied().unwrap_or(0)
+        now > self.locations[o].actors.get(actor).map_or(0, |x| x.yields)
     }
 
+    /// Notes an access of `actor` to `o` (for the progress rule), and
+    /// whether it knows the newest store now.
     #[inline]
-    fn note_access(&mut self, o: usize, actor: usize) {
-        let now = self.threads.get(actor).map_or(0, |t| t.yields);
-        match self.locations[o].yields.get_mut(actor) {
-            Some(at) => *at = now,
-            None => self.note_first_access(o, actor, now),
-        }
-    }
-
-    #[cold]
-    fn note_first_access(&mut self, o: usize, actor: usize, now: u32) {
-        let yields = &mut self.locations[o].yields;
-        yields.resize(actor + 1, 0);
-        yields[actor] = now;
-    }
-
-    /// Notes that `actor` knows the newest store of `o` now.
-    fn note_newest(&mut self, o: usize, actor: usize) {
-        let loc = &mut self.locations[o];
-        if loc.knows_newest.len() <= actor {
-            loc.knows_newest.resize(actor + 1, 0);
-        }
-        loc.knows_newest[actor] = loc.version.wrapping_add(1);
+    fn note_access(&mut self, o: usize, actor: usize, knows_newest: bool) {
+        let yields = self.threads.get(actor).map_or(0, |t| t.yields);
+        self.locations[o].note(actor, yields, knows_newest);
     }
 
     /// A load of `o` by `actor` that can only read the newest store and
@@ -287,33 +364,33 @@ impl Memory {
     #[inline]
     pub(crate) fn reread(&mut self, o: usize, actor: ActorId, current: u64) -> Option<u64> {
         let a = actor.index();
-        let loc = self.locations.get(o)?;
-        let knows = loc.knows_newest.get(a).copied() == Some(loc.version.wrapping_add(1));
+        let loc = self.locations.get_mut(o)?;
+        let version = loc.version.wrapping_add(1);
         let value = loc.stores.last()?.value;
-        if !(knows && loc.live && value == current) {
-            return None;
-        }
-        self.note_access(o, a);
+        let x = loc.actors.get_mut(a).filter(|x| x.knows == version && value == current && loc.live)?;
+        x.yields = self.threads.get(a).map_or(0, |t| t.yields);
         Some(value)
     }
 
     /// The stores a load of `o` by `actor` may read, newest first: their
-    /// indices are `len - 1 - k` for choice `k` in `0..count`.
-    pub(crate) fn readable(&self, o: usize, actor: ActorId, races: &Races, sc: bool) -> usize {
+    /// indices are `len - 1 - k` for choice `k` in `0..count`. `None` when
+    /// that takes clocks and they are not live ([`Races::settled`]).
+    pub(crate) fn readable(&self, o: usize, actor: ActorId, races: &Races, sc: bool) -> Option<usize> {
         let a = actor.index();
         let stores = &self.locations[o].stores;
         // The fast paths: one store, or a SeqCst load whose newest store
         // is SeqCst (all a SeqCst-only program ever meets).
         if stores.len() == 1 || (sc && stores[stores.len() - 1].sc != 0) || self.yielded(o, a) {
-            return 1;
+            return Some(1);
         }
-        stores.len() - self.floor(o, a, races, sc)
+        races.settled().then(|| stores.len() - self.floor(o, a, races, sc))
     }
 
     /// The stores a compare-exchange of `o` may read: the newest, and any
     /// older readable one whose value `fails` (a failed compare-exchange
     /// is a load and may read a stale value; a successful one reads the
-    /// newest). Returns the indices, newest first, into `into`.
+    /// newest). Returns the indices, newest first, into `into`; `false`
+    /// when that takes clocks and they are not live.
     pub(crate) fn cas_readable(
         &self,
         o: usize,
@@ -322,15 +399,19 @@ impl Memory {
         sc: bool,
         fails: &dyn Fn(u64) -> bool,
         into: &mut Vec<usize>,
-    ) {
+    ) -> bool {
         let stores = &self.locations[o].stores;
         into.clear();
         into.push(stores.len() - 1);
-        if self.yielded(o, actor.index()) {
-            return;
+        if stores.len() == 1 || self.yielded(o, actor.index()) {
+            return true;
+        }
+        if !races.settled() {
+            return false;
         }
         let floor = self.floor(o, actor.index(), races, sc);
         into.extend((floor..stores.len() - 1).rev().filter(|&i| fails(stores[i].value)));
+        true
     }
 
     /// The value of store `index` of `o`.
@@ -359,7 +440,8 @@ impl Memory {
     }
 
     /// `actor` reads store `index` of `o` with `order` (for a
-    /// read-modify-write that writes, when `rmw`); returns its value.
+    /// read-modify-write that writes, when `rmw`); returns its value. What
+    /// the read does to clocks is deferred while they are not live.
     pub(crate) fn read(
         &mut self,
         o: usize,
@@ -371,6 +453,27 @@ impl Memory {
     ) -> u64 {
         let a = actor.index();
         self.thread(a);
+        let store = &self.locations[o].stores[index];
+        let value = store.value;
+        // Whether the store's message is in the actor's clock after this
+        // read: only then is reading the store again a no-op whatever its
+        // ordering (a relaxed read leaves it pending, for an acquire
+        // fence). A message still deferred counts as not empty.
+        let learned = acquires(order) || (store.time != PENDING && store.message.is_empty());
+        if races.settled() {
+            self.read_clocks(o, index, a, order, rmw, races);
+        } else {
+            races.defer(mark(o, index, a, order, if rmw { RMW } else { 0 }));
+        }
+        let newest = index + 1 == self.locations[o].stores.len();
+        self.note_access(o, a, learned && newest);
+        value
+    }
+
+    /// What actor `a`'s read of store `index` of `o` does to clocks: it
+    /// becomes a reader of the store (unless something else says it
+    /// knows it), and learns its message (or holds it for a fence).
+    fn read_clocks(&mut self, o: usize, index: usize, a: usize, order: Ordering, rmw: bool, races: &mut Races) {
         let store = &mut self.locations[o].stores[index];
         // The reader is listed unless something else says it knows the
         // store: its own store, one known to all (time 0), or the store a
@@ -385,11 +488,7 @@ impl Memory {
             let epoch = races.epoch(a);
             self.arena.add_reader(&mut store.seen, a as u32, epoch);
         }
-        let (value, span) = (store.value, store.message);
-        // Whether the store's message is in the actor's clock now: only
-        // then is reading the store again a no-op whatever its ordering (a
-        // relaxed read leaves it pending, for an acquire fence).
-        let learned = span.is_empty() || acquires(order);
+        let span = store.message;
         if !span.is_empty() {
             let message = self.arena.message(span);
             if acquires(order) {
@@ -398,32 +497,87 @@ impl Memory {
                 join(&mut self.threads[a].acquire, message);
             }
         }
-        self.note_access(o, a);
-        if learned && index + 1 == self.locations[o].stores.len() {
-            self.note_newest(o, a);
+    }
+
+    /// Runs a deferred access (the race detector met its mark while
+    /// bringing the clocks live).
+    pub(crate) fn apply(&mut self, mark: Mark, races: &mut Races) {
+        let (o, at, a, order) = (mark.location as usize, mark.store as usize, mark.actor as usize, order_of(mark));
+        self.thread(a);
+        if mark.what & WRITE == 0 {
+            self.read_clocks(o, at, a, order, mark.what & RMW != 0, races);
+            return;
         }
-        value
+        // A read-modify-write's read comes first.
+        let read = (mark.what & RMW != 0).then(|| {
+            self.read_clocks(o, at - 1, a, order, true, races);
+            self.locations[o].stores[at - 1].message
+        });
+        self.write_clocks(o, at, a, order, read, races);
     }
 
     /// The places a plain store of `o` by `actor` may go in `mo`, as
-    /// insertion indices, last first.
-    pub(crate) fn places(&self, o: usize, actor: ActorId, races: &Races, sc: bool, into: &mut Vec<usize>) {
+    /// insertion indices, last first; `false` when that takes clocks and
+    /// they are not live.
+    pub(crate) fn places(&self, o: usize, actor: ActorId, races: &Races, sc: bool, into: &mut Vec<usize>) -> bool {
         let stores = &self.locations[o].stores;
         into.clear();
         into.push(stores.len());
         // A SeqCst store goes after the newest SeqCst store: when that is
-        // the newest store, only at the end.
-        if sc && stores[stores.len() - 1].sc != 0 {
-            return;
+        // the newest store, only at the end (and after a lone store too).
+        if self.one_place(o, sc) {
+            return true;
+        }
+        if !races.settled() {
+            return false;
         }
         let floor = self.floor(o, actor.index(), races, sc);
         into.extend((floor + 1..stores.len()).rev().filter(|&p| !stores[p].rmw));
+        true
+    }
+
+    /// A successful read-modify-write of `o` by `actor` with `order`: it
+    /// reads the newest store and writes `value` right after it, from
+    /// `location`. Returns the newest value. One deferred event while the
+    /// clocks are not live.
+    pub(crate) fn rmw(
+        &mut self,
+        o: usize,
+        actor: ActorId,
+        value: u64,
+        order: Ordering,
+        location: &'static Location<'static>,
+        races: &mut Races,
+    ) -> u64 {
+        let a = actor.index();
+        self.thread(a);
+        let at = self.locations[o].stores.len();
+        if races.settled() {
+            self.read_clocks(o, at - 1, a, order, true, races);
+        }
+        self.write(o, actor, at, value, order, true, location, races)
+    }
+
+    /// Whether a plain store to `o` (SeqCst when `sc`) has one place in
+    /// `mo`, at the end: after a lone store, or after a SeqCst one.
+    #[inline]
+    pub(crate) fn one_place(&self, o: usize, sc: bool) -> bool {
+        let stores = &self.locations[o].stores;
+        stores.len() == 1 || (sc && stores.last().is_some_and(|s| s.sc != 0))
+    }
+
+    /// Whether location `o` is live and its newest store holds `value`
+    /// (the primitive's): [`Memory::touch`] has nothing to do.
+    #[inline]
+    pub(crate) fn is_current(&self, o: usize, value: u64) -> bool {
+        self.locations.get(o).is_some_and(|loc| loc.live && loc.stores.last().is_some_and(|s| s.value == value))
     }
 
     /// `actor` writes `value` to `o` with `order`, at index `at` in `mo`
-    /// (a read-modify-write: right after the newest store, which it read,
-    /// continuing its release sequence), from `location`. Returns the
-    /// newest value.
+    /// (a read-modify-write, from [`Memory::rmw`]: right after the newest
+    /// store, which it read, continuing its release sequence), from
+    /// `location`. Returns the newest value. What the store takes from
+    /// clocks (its epoch and message) is deferred while they are not live.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn write(
         &mut self,
@@ -437,48 +591,82 @@ impl Memory {
         races: &mut Races,
     ) -> u64 {
         let a = actor.index();
-        self.thread(a);
-        let tracking = races.tracking;
-        // A read-modify-write's message adds the message of the store it
-        // read (release sequences), unless its own clock carries that
-        // already (it acquired it, and releases that clock).
-        let carried = tracking && acquires(order) && releases(order);
-        let read = self.locations[o].stores.last().map(|s| s.message).filter(|_| rmw && !carried);
-        let message = match (tracking, releases(order)) {
-            (false, _) => self.arena.push(&[], read),
-            (true, true) => self.arena.push(races.clock_of(a), read),
-            (true, false) => self.arena.push(&self.threads[a].release, read),
-        };
-        let time = if tracking { races.epoch(a) } else { 0 };
+        let yields = self.thread(a).yields;
         let sc = if order == Ordering::SeqCst {
             self.sc += 1;
             self.sc
         } else {
             0
         };
-        let store = Store { value, actor: a as u32, time, seen: NONE, message, sc, rmw, location: Some(location) };
         let loc = &mut self.locations[o];
-        loc.stores.insert(at, store);
+        let read = loc.stores.last().filter(|_| rmw).map(|s| s.message);
+        let (time, message, location) = (PENDING, Span::EMPTY, Some(location));
+        let store = Store { value, actor: a as u32, time, seen: NONE, message, sc, rmw, location };
+        let end = at == loc.stores.len();
+        if end {
+            loc.stores.push(store);
+        } else {
+            loc.stores.insert(at, store);
+        }
         loc.version = loc.version.wrapping_add(1);
+        let newest = loc.stores.last().map_or(value, |s| s.value);
         // The writer knows its store's message, unless it is a
         // read-modify-write that read without acquiring: its message then
         // carries the read store's, which the writer only holds pending.
-        if at + 1 == loc.stores.len() && (!rmw || acquires(order)) {
-            self.note_newest(o, a);
-        }
-        if tracking && releases(order) {
-            races.next_epoch(a);
-        }
-        self.note_access(o, a);
-        let newest = self.locations[o].stores.last().map_or(value, |s| s.value);
-        if self.locations[o].stores.len() >= self.locations[o].prune_at {
-            self.prune(o, races);
+        loc.note(a, yields, end && (!rmw || acquires(order)));
+        if races.settled() {
+            self.write_clocks(o, at, a, order, read, races);
+        } else {
+            races.defer(mark(o, at, a, order, if rmw { WRITE | RMW } else { WRITE }));
         }
         newest
     }
 
+    /// What actor `a`'s store `at` of `o` takes from clocks: its epoch,
+    /// and its message (the writer's clock for a release, else its last
+    /// release fence's; a read-modify-write adds `read`, the message of
+    /// the store it read).
+    fn write_clocks(&mut self, o: usize, at: usize, a: usize, order: Ordering, read: Option<Span>, races: &mut Races) {
+        let tracking = races.tracking;
+        // A read-modify-write's message adds the message of the store it
+        // read (release sequences), unless its own clock carries that
+        // already (it acquired it, and releases that clock).
+        let carried = tracking && acquires(order) && releases(order);
+        let read = read.filter(|_| !carried);
+        let message = match (tracking, releases(order)) {
+            (false, _) => self.arena.push(&[], read),
+            (true, true) => self.arena.push(races.clock_of(a), read),
+            (true, false) => self.arena.push(&self.threads[a].release, read),
+        };
+        let store = &mut self.locations[o].stores[at];
+        store.message = message;
+        store.time = if tracking { races.epoch(a) } else { 0 };
+        if tracking && releases(order) {
+            races.next_epoch(a);
+        }
+    }
+
+    /// After a store to `o`: whether its history is due for pruning
+    /// ([`Memory::prune`], with the clocks live). While they are not, the
+    /// pruning is put off until the history reaches [`LAZY_HISTORY`]
+    /// stores (each time it doubles), so that a program whose accesses
+    /// never need clocks does not bring them live.
+    pub(crate) fn prune_due(&mut self, o: usize, races: &Races) -> bool {
+        let loc = &mut self.locations[o];
+        let len = loc.stores.len();
+        if len < loc.prune_at {
+            return false;
+        }
+        if !races.settled() && len < LAZY_HISTORY {
+            loc.prune_at = len * 2;
+            return false;
+        }
+        true
+    }
+
     /// A fence of `actor` with `order`.
     pub(crate) fn fence(&mut self, actor: ActorId, order: Ordering, races: &mut Races) {
+        debug_assert!(races.settled(), "a fence needs live clocks");
         self.dirty = true;
         let a = actor.index();
         self.thread(a);
@@ -506,7 +694,7 @@ impl Memory {
     /// Drops the stores of `o` that no live thread can read again: those
     /// older than every actor's floor (a thread spawned later starts from
     /// its parent's clock, so its floor is no lower).
-    fn prune(&mut self, o: usize, races: &Races) {
+    pub(crate) fn prune(&mut self, o: usize, races: &Races) {
         let actors = races.actor_count();
         let live = (0..actors).filter(|&a| !self.threads.get(a).is_some_and(|t| t.done));
         let floor = live.map(|a| self.floor(o, a, races, false)).min().unwrap_or(0);

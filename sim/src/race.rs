@@ -40,8 +40,9 @@
 //!   its children inherit. A program that never spawns pays one test per
 //!   step.
 //! - While `tracking` and not `live`, `log` holds every synchronization
-//!   event since the first spawn, in order, and the clocks are as they were
-//!   at that spawn (empty); once `live`, `log` is empty.
+//!   event since the first spawn, in order (the memory model's deferred
+//!   accesses among them, as [`Mark`]s it interprets), and the clocks are
+//!   as they were at that spawn (empty); once `live`, `log` is empty.
 //! - An actor's own component is at least 1 once it has a clock, so an
 //!   access at epoch `t` by actor `a` happens before a later access by `b`
 //!   exactly when `b`'s clock has `a`'s component at `t` or more.
@@ -106,7 +107,24 @@ enum Event {
         actor: ActorId,
         object: ObjectId,
     },
+    /// An access of the memory model's ([`Races::defer`]).
+    Memory(Mark),
 }
+
+/// An access of the memory model's whose effect on clocks waits in the
+/// log until they go live: opaque to the detector, handed back to the
+/// memory model ([`Deferred`]) at its place among the other events.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mark {
+    pub(crate) location: u32,
+    pub(crate) store: u32,
+    pub(crate) actor: u32,
+    pub(crate) what: u8,
+}
+
+/// Runs one of the memory model's deferred accesses against the clocks as
+/// they are at its place in the log.
+pub(crate) type Deferred<'a> = &'a mut dyn FnMut(&mut Races, Mark);
 
 /// The happens-before state of one execution. Buffers keep their capacity
 /// across executions.
@@ -393,12 +411,28 @@ impl Races {
         clock
     }
 
-    /// Brings the clocks live now (the memory model needs them at every
-    /// atomic access once two actors exist).
-    pub(crate) fn ensure_live(&mut self, objects: &[ObjectInfo]) {
+    /// Brings the clocks live now, running the memory model's deferred
+    /// events at their places in the log (`memory`).
+    pub(crate) fn ensure_live(&mut self, objects: &[ObjectInfo], memory: Deferred<'_>) {
         if self.tracking && !self.live {
-            self.go_live(objects);
+            self.go_live(objects, memory);
         }
+    }
+
+    /// Whether the clocks say what happened: they are live, or nothing is
+    /// tracked yet (one actor: every clock empty, everything known).
+    #[inline]
+    pub(crate) fn settled(&self) -> bool {
+        !self.tracking || self.live
+    }
+
+    /// Logs a deferred access of the memory model's (only while tracking
+    /// and not live): what it does to clocks happens when they go live,
+    /// between the events logged before and after it.
+    #[inline]
+    pub(crate) fn defer(&mut self, mark: Mark) {
+        debug_assert!(!self.settled());
+        self.log.push(Event::Memory(mark));
     }
 
     /// Actor `a`'s clock as it stands (empty when it has none).
@@ -444,7 +478,7 @@ impl Races {
 
     /// Brings the clocks up to date from the log and keeps them so.
     #[cold]
-    fn go_live(&mut self, objects: &[ObjectInfo]) {
+    fn go_live(&mut self, objects: &[ObjectInfo], memory: Deferred<'_>) {
         self.live = true;
         // Replaying sets and clears it again as it did while logging.
         self.try_lock = None;
@@ -455,6 +489,7 @@ impl Races {
                 Event::Spawn { parent, child } => self.start(parent, child as usize),
                 Event::Released { actor, object } => self.release(actor, object),
                 Event::Acquired { actor, object } => self.acquired(actor, object),
+                Event::Memory(mark) => memory(self, mark),
             }
         }
         self.log = log;
@@ -471,11 +506,12 @@ impl Races {
         write: bool,
         location: &'static Location<'static>,
         objects: &[ObjectInfo],
+        memory: Deferred<'_>,
     ) -> Option<Race> {
         self.dirty = true;
         self.cells_seen = true;
         if self.tracking && !self.live {
-            self.go_live(objects);
+            self.go_live(objects, memory);
         }
         let a = actor.index();
         self.clock(a);
@@ -538,10 +574,10 @@ mod tests {
         let mut races = Races::default();
         races.spawn(MAIN, 1);
         let cell = races.register_cell("UnsafeCell");
-        assert!(races.access(cell, T1, true, here(), &objects).is_none());
+        assert!(races.access(cell, T1, true, here(), &objects, &mut |_, _| {}).is_none());
         races.on_step(T1, op, ObjectId(0), &objects);
         races.on_step(MAIN, Op::Load, ObjectId(0), &objects);
-        races.access(cell, MAIN, true, here(), &objects).is_some()
+        races.access(cell, MAIN, true, here(), &objects, &mut |_, _| {}).is_some()
     }
 
     #[test]
@@ -569,7 +605,7 @@ mod tests {
         events(&mut logged);
         assert_eq!((logged.live, logged.log.len(), logged.actors.len()), (false, 8, 0));
         let cell = logged.register_cell("UnsafeCell");
-        assert!(logged.access(cell, MAIN, true, here(), &objects).is_none());
+        assert!(logged.access(cell, MAIN, true, here(), &objects, &mut |_, _| {}).is_none());
         let mut live = Races { cells_seen: true, ..Races::default() };
         events(&mut live);
         assert_eq!((&logged.actors, &logged.objects, logged.log.len()), (&live.actors, &live.objects, 0));
@@ -588,9 +624,10 @@ mod tests {
         let mut races = Races::default();
         races.spawn(MAIN, 1);
         let cell = races.register_cell("UnsafeCell");
-        assert!(races.access(cell, MAIN, false, here(), &[]).is_none());
-        assert!(races.access(cell, T1, false, here(), &[]).is_none());
-        let race = races.access(cell, T1, true, here(), &[]).expect("main's read is not ordered before");
+        assert!(races.access(cell, MAIN, false, here(), &[], &mut |_, _| {}).is_none());
+        assert!(races.access(cell, T1, false, here(), &[], &mut |_, _| {}).is_none());
+        let race =
+            races.access(cell, T1, true, here(), &[], &mut |_, _| {}).expect("main's read is not ordered before");
         assert_eq!((race.first.0.actor, race.first.1, race.second.0.actor, race.second.1), (MAIN, false, T1, true));
         races.reset();
         assert_eq!((races.tracking, races.live, races.cell_count, races.actors[1].len()), (false, false, 0, 0));

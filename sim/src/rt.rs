@@ -451,7 +451,9 @@ fn cell_access(cell: &CellSlot, kind: &'static str, write: bool, location: &'sta
         };
         let id = cell.id(&mut e, kind);
         let ex = &mut *e;
-        if let Some(race) = ex.race.access(id, me, write, location, &ex.objects) {
+        let memory = &mut ex.memory;
+        let race = ex.race.access(id, me, write, location, &ex.objects, &mut |r, m| memory.apply(m, r));
+        if let Some(race) = race {
             let outcome = e.race.report(&race, |a| e.actor_name(a));
             e.fail(outcome);
         }
@@ -600,20 +602,45 @@ pub fn weak_memory() -> bool {
 /// Makes atomic `object` (whose real value is `current`) a live location
 /// of the memory model and returns the running actor, with the clocks
 /// live; `None` outside an actor.
+#[inline]
 fn memory_begin(e: &mut crate::execution::Execution, object: ObjectId, current: u64) -> Option<ActorId> {
     let me = e.current?;
-    e.memory.touch(object.index(), current);
-    e.objects[object.index()].memory = true;
-    live_clocks(e, me);
+    if !e.memory.is_current(object.index(), current) {
+        memory_touch(e, object, current);
+    }
     Some(me)
 }
 
-/// Brings the race detector's clocks live, with one for `me`, once two
-/// actors exist: the memory model reads and moves them at every access.
-fn live_clocks(e: &mut crate::execution::Execution, me: ActorId) {
-    e.race.ensure_live(&e.objects);
-    if e.race.tracking {
-        e.race.epoch(me.index());
+/// Makes `object` a live location, or restarts its history (see
+/// [`memory_begin`]).
+#[cold]
+fn memory_touch(e: &mut crate::execution::Execution, object: ObjectId, current: u64) {
+    if e.memory.restarts(object.index(), current) && !e.race.settled() {
+        // A restart drops stores deferred events may name.
+        live_clocks(e);
+    }
+    e.memory.touch(object.index(), current);
+    e.objects[object.index()].memory = true;
+}
+
+/// Brings the race detector's clocks live, running the memory model's
+/// deferred events in their places: an access whose choices or effects
+/// depend on clocks needs them (the memory model says when: its
+/// `readable`, `places` and `cas_readable` fail without them, and
+/// `prune_due` asks for them). Until then an execution whose atomics
+/// make no choice (a SeqCst-only program) keeps them a log, as the race
+/// detector does until a cell is touched.
+fn live_clocks(e: &mut crate::execution::Execution) {
+    let memory = &mut e.memory;
+    e.race.ensure_live(&e.objects, &mut |r, m| memory.apply(m, r));
+}
+
+/// Prunes `o`'s history after a store when it is due (with the clocks
+/// live then).
+fn after_store(e: &mut crate::execution::Execution, o: usize) {
+    if e.memory.prune_due(o, &e.race) {
+        live_clocks(e);
+        e.memory.prune(o, &e.race);
     }
 }
 
@@ -699,17 +726,26 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
         let step = traced_step(e);
         if let Some(me) = e.current {
             if let Some(value) = e.memory.reread(object.index(), me, current) {
-                // The fast path's claims, checked against the full rule:
-                // one readable store, whose message the reader holds.
-                debug_assert_eq!(e.memory.readable(object.index(), me, &e.race, sc), 1);
-                debug_assert!(e.memory.holds_newest_message(object.index(), me, &e.race));
+                // The fast path's claims, checked against the full rule
+                // (when the clocks are live to say it): one readable
+                // store, whose message the reader holds.
+                if cfg!(debug_assertions) && e.race.settled() {
+                    assert_eq!(e.memory.readable(object.index(), me, &e.race, sc), Some(1));
+                    assert!(e.memory.holds_newest_message(object.index(), me, &e.race));
+                }
                 let newest = e.memory.newest(object.index());
                 note_read(e, object, step, newest);
                 return Some((me, 1, step, Some(value)));
             }
         }
         let me = memory_begin(e, object, current)?;
-        let count = e.memory.readable(object.index(), me, &e.race, sc);
+        let count = match e.memory.readable(object.index(), me, &e.race, sc) {
+            Some(count) => count,
+            None => {
+                live_clocks(e);
+                e.memory.readable(object.index(), me, &e.race, sc).expect("live clocks decide")
+            }
+        };
         // No choice: read the newest store at once.
         let value = (count == 1).then(|| {
             let newest = e.memory.newest(object.index());
@@ -747,17 +783,33 @@ pub fn atomic_store(
     location: &'static Location<'static>,
 ) -> u64 {
     let sc = order == Ordering::SeqCst;
-    let Some((me, places)) = with_exec(|cell| {
+    // One borrow when the store has one place (every SeqCst store after a
+    // SeqCst one), else a choice between two.
+    let Some(placed) = with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let me = memory_begin(e, object, current)?;
+        let o = object.index();
+        if e.memory.one_place(o, sc) {
+            let end = e.memory.newest(o) + 1;
+            let now = e.memory.write(o, me, end, value, order, false, location, &mut e.race);
+            after_store(e, o);
+            return Some(Err(now));
+        }
         // Lent for the access, so that it allocates nothing.
         let mut places = std::mem::take(&mut e.memory.scratch);
-        e.memory.places(object.index(), me, &e.race, sc, &mut places);
-        Some((me, places))
+        if !e.memory.places(o, me, &e.race, sc, &mut places) {
+            live_clocks(e);
+            assert!(e.memory.places(o, me, &e.race, sc, &mut places), "live clocks decide");
+        }
+        Some(Ok((me, places)))
     })
     .flatten() else {
         return value;
+    };
+    let (me, places) = match placed {
+        Ok(choice) => choice,
+        Err(now) => return now,
     };
     let k = choose_on(object, places.len(), location);
     with_exec(|cell| {
@@ -765,6 +817,7 @@ pub fn atomic_store(
         let e = &mut *e;
         let now = e.memory.write(object.index(), me, places[k], value, order, false, location, &mut e.race);
         e.memory.scratch = places;
+        after_store(e, object.index());
         now
     })
     .unwrap_or(value)
@@ -789,25 +842,33 @@ pub fn atomic_rmw(
     stale: Option<&dyn Fn(u64) -> bool>,
     f: &mut dyn FnMut(u64) -> Option<u64>,
 ) -> (Result<u64, u64>, u64) {
-    let Some((me, step, candidates)) = with_exec(|cell| {
+    // The store read: the newest unless a failing compare-exchange may
+    // read an older one, which is then an explored choice among them.
+    enum Reads {
+        Known { index: usize, newest: usize, value: u64 },
+        Choice(Vec<usize>),
+    }
+    let Some((me, step, reads)) = with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let me = memory_begin(e, object, current)?;
         let step = traced_step(e);
         let o = object.index();
+        let newest = e.memory.newest(o);
+        let known = Reads::Known { index: newest, newest, value: e.memory.value(o, newest) };
+        let Some(fails) = stale else { return Some((me, step, known)) };
         // Lent for the access, so that it allocates nothing.
         let mut candidates = std::mem::take(&mut e.memory.scratch);
-        match stale {
-            Some(fails) => {
-                let sc = failure == Ordering::SeqCst;
-                e.memory.cas_readable(o, me, &e.race, sc, fails, &mut candidates);
-            }
-            None => {
-                candidates.clear();
-                candidates.push(e.memory.newest(o));
-            }
+        let sc = failure == Ordering::SeqCst;
+        if !e.memory.cas_readable(o, me, &e.race, sc, fails, &mut candidates) {
+            live_clocks(e);
+            assert!(e.memory.cas_readable(o, me, &e.race, sc, fails, &mut candidates), "live clocks decide");
         }
-        Some((me, step, candidates))
+        if candidates.len() == 1 {
+            e.memory.scratch = candidates;
+            return Some((me, step, known));
+        }
+        Some((me, step, Reads::Choice(candidates)))
     })
     .flatten() else {
         return match f(current) {
@@ -815,13 +876,19 @@ pub fn atomic_rmw(
             None => (Err(current), current),
         };
     };
-    let k = choose_on(object, candidates.len(), location);
-    let index = candidates[k];
-    let (newest, read) = with_exec(|cell| {
-        let e = cell.borrow();
-        (e.memory.newest(object.index()), e.memory.value(object.index(), index))
-    })
-    .unwrap_or((index, current));
+    let (index, newest, read) = match reads {
+        Reads::Known { index, newest, value } => (index, newest, value),
+        Reads::Choice(candidates) => {
+            let index = candidates[choose_on(object, candidates.len(), location)];
+            let known = with_exec(|cell| {
+                let mut e = cell.borrow_mut();
+                e.memory.scratch = candidates;
+                (e.memory.newest(object.index()), e.memory.value(object.index(), index))
+            });
+            let (newest, value) = known.unwrap_or((index, current));
+            (index, newest, value)
+        }
+    };
     // A stale candidate fails by construction; the newest may go either way.
     let outcome = if index == newest { f(read) } else { None };
     with_exec(|cell| {
@@ -829,12 +896,10 @@ pub fn atomic_rmw(
         let e = &mut *e;
         let o = object.index();
         note_read(e, object, step, index);
-        e.memory.scratch = candidates;
         match outcome {
             Some(new) => {
-                e.memory.read(o, me, index, success, true, &mut e.race);
-                let at = e.memory.newest(o) + 1;
-                let now = e.memory.write(o, me, at, new, success, true, location, &mut e.race);
+                let now = e.memory.rmw(o, me, new, success, location, &mut e.race);
+                after_store(e, o);
                 (Ok(read), now)
             }
             None => {
@@ -872,7 +937,11 @@ pub fn atomic_fence(order: Ordering) {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         if let Some(me) = e.current {
-            live_clocks(e, me);
+            // A fence reads and moves clocks.
+            live_clocks(e);
+            if e.race.tracking {
+                e.race.epoch(me.index());
+            }
             e.memory.fence(me, order, &mut e.race);
         }
     });
