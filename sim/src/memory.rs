@@ -111,11 +111,28 @@ struct Store {
     seen: u32,
     /// What an acquire that reads this store learns: a span of the arena.
     message: Span,
-    /// Position in `S` of a SeqCst store (1, 2, ...); 0 when not SeqCst.
+    /// Position in `S` of a SeqCst store (1, 2, ...; 0 when not SeqCst)
+    /// in the low bits, and [`RMW_BIT`] for a read-modify-write's store
+    /// (one word: a store is 40 bytes).
     sc: u32,
-    rmw: bool,
     /// Where the store was made; `None` for the initial value.
     location: Option<&'static Location<'static>>,
+}
+
+/// [`Store::sc`]'s bit for a read-modify-write's store (positions in `S`
+/// stay below it: an execution has at most `MAX_STEPS` steps).
+const RMW_BIT: u32 = 1 << 31;
+
+impl Store {
+    /// Its position in `S` if it is SeqCst, else 0.
+    fn sc(&self) -> u32 {
+        self.sc & !RMW_BIT
+    }
+
+    /// Whether a read-modify-write made it.
+    fn is_rmw(&self) -> bool {
+        self.sc & RMW_BIT != 0
+    }
 }
 
 /// A deferred access ([`Mark::what`]) is a store; without this bit, a
@@ -304,7 +321,7 @@ impl Memory {
         loc.version = loc.version.wrapping_add(1);
         loc.prune_at = 8;
         let initial =
-            Store { value, actor: 0, time: 0, seen: NONE, message: Span::EMPTY, sc: 0, rmw: false, location: None };
+            Store { value, actor: 0, time: 0, seen: NONE, message: Span::EMPTY, sc: 0, location: None };
         loc.stores.push(initial);
     }
 
@@ -331,7 +348,7 @@ impl Memory {
         let mut floor = stores.iter().rposition(known).unwrap_or(0);
         let bound = if sc { self.sc } else { self.threads.get(actor).map_or(0, |t| t.fence_sc) };
         if bound > 0 {
-            if let Some(i) = stores.iter().rposition(|s| s.sc != 0 && s.sc <= bound) {
+            if let Some(i) = stores.iter().rposition(|s| s.sc() != 0 && s.sc() <= bound) {
                 floor = floor.max(i);
             }
         }
@@ -380,7 +397,7 @@ impl Memory {
         let stores = &self.locations[o].stores;
         // The fast paths: one store, or a SeqCst load whose newest store
         // is SeqCst (all a SeqCst-only program ever meets).
-        if stores.len() == 1 || (sc && stores[stores.len() - 1].sc != 0) || self.yielded(o, a) {
+        if stores.len() == 1 || (sc && stores[stores.len() - 1].sc() != 0) || self.yielded(o, a) {
             return Some(1);
         }
         races.settled().then(|| stores.len() - self.floor(o, a, races, sc))
@@ -431,7 +448,7 @@ impl Memory {
     pub(crate) fn origin(&self, o: usize, index: usize) -> Origin {
         let s = &self.locations[o].stores[index];
         let store = s.location.map(|at| (ActorId::from_index(s.actor as usize), at));
-        Origin { bits: s.value, store, rmw: s.rmw }
+        Origin { bits: s.value, store, rmw: s.is_rmw() }
     }
 
     /// The index of the newest store of `o`.
@@ -532,7 +549,7 @@ impl Memory {
             return false;
         }
         let floor = self.floor(o, actor.index(), races, sc);
-        into.extend((floor + 1..stores.len()).rev().filter(|&p| !stores[p].rmw));
+        into.extend((floor + 1..stores.len()).rev().filter(|&p| !stores[p].is_rmw()));
         true
     }
 
@@ -563,7 +580,7 @@ impl Memory {
     #[inline]
     pub(crate) fn one_place(&self, o: usize, sc: bool) -> bool {
         let stores = &self.locations[o].stores;
-        stores.len() == 1 || (sc && stores.last().is_some_and(|s| s.sc != 0))
+        stores.len() == 1 || (sc && stores.last().is_some_and(|s| s.sc() != 0))
     }
 
     /// Whether location `o` is live and its newest store holds `value`
@@ -601,7 +618,8 @@ impl Memory {
         let loc = &mut self.locations[o];
         let read = loc.stores.last().filter(|_| rmw).map(|s| s.message);
         let (time, message, location) = (PENDING, Span::EMPTY, Some(location));
-        let store = Store { value, actor: a as u32, time, seen: NONE, message, sc, rmw, location };
+        let sc = if rmw { sc | RMW_BIT } else { sc };
+        let store = Store { value, actor: a as u32, time, seen: NONE, message, sc, location };
         let end = at == loc.stores.len();
         if end {
             loc.stores.push(store);
