@@ -1,8 +1,11 @@
 //! Splitting one search: shards (`SAMARITAN_SHARD`) and in-process workers
 //! (`SAMARITAN_WORKERS`), and the JSON report file (`SAMARITAN_REPORT`).
 //!
-//! Shard `i/n` with `w` workers explores sub-shards `(i-1)*w+1 ..= i*w` of
-//! `n*w`, so that shards with workers are still an exact partition. Only
+//! Shard `i/n` with `w` workers: for `dfs` and `dpor` the workers share
+//! the shard's space by work stealing (`Dfs::team`, `Dpor::team`); for the
+//! other strategies they
+//! explore sub-shards `(i-1)*w+1 ..= i*w` of `n*w`, so that shards with
+//! workers are still an exact partition. Only
 //! the strategies whose space `samaritan_strategies` can cut are split:
 //! `dfs`, `dpor`, `cb-por` (by schedule prefix), `icb` (by second
 //! preemption), `random` and `pct` (by seed, with the execution budget
@@ -47,6 +50,22 @@ pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Con
         return Err(Error::Unsplittable { strategy: builder.strategy.name() });
     }
     config.max_executions = config.max_executions.map(|m| shard.share(m).max(1));
+    // Searches whose workers share the shard's space by work stealing.
+    let team: Option<Parts> = match builder.strategy {
+        _ if workers == 1 => None,
+        SearchStrategy::Dfs => {
+            let team = Dfs::team(workers as usize).into_iter();
+            Some(team.map(|w| Box::new(Sharded::new(w, shard)) as Box<dyn Strategy + Send>).collect())
+        }
+        SearchStrategy::Dpor => {
+            let team = Dpor::team(workers as usize, shard).into_iter();
+            Some(team.map(|w| Box::new(w) as Box<dyn Strategy + Send>).collect())
+        }
+        _ => None,
+    };
+    if let Some(parts) = team {
+        return Ok(Some((config, parts)));
+    }
     let count = shard.count() * workers;
     let parts = (1..=workers)
         .map(|j| {

@@ -174,6 +174,61 @@ fn shards_together_reach_every_outcome_the_whole_search_reaches() {
     assert_eq!((dpor_total, sharded_total), (1750, 3136));
 }
 
+/// Workers that steal work from each other (`Builder::workers`): DPOR's
+/// reach what DFS reaches, races included, in a few more executions than
+/// one DPOR search; DFS's count exactly what one DFS search counts.
+#[test]
+fn workers_that_steal_work_reach_every_outcome_the_whole_search_reaches() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let mut g = Gen(0x57ea_15ed);
+    let mut programs: Vec<Program> = (0..40).map(|_| Program::generate(&mut g)).collect();
+    programs.extend((0..40).map(|_| Program::generate_with(&mut g, 1)));
+    programs.extend((0..30).map(|_| Program::generate_blocking(&mut g)));
+    programs.extend((0..30).map(|_| Program::generate_weak(&mut g)));
+    let (mut one, mut teams, mut races, mut checked) = (0u64, 0u64, 0, 0);
+    for program in &programs {
+        let (dfs, _) = outcomes_with(program, SearchStrategy::Dfs, 0, false);
+        if !dfs.exhausted && !dfs.is_failure() {
+            // Too big for brute force in a test's time: left out.
+            continue;
+        }
+        checked += 1;
+        let (dfs, expected) = verdict(program, SearchStrategy::Dfs, 0);
+        let (dpor, _) = verdict(program, SearchStrategy::Dpor, 0);
+        races += usize::from(expected == Verdict::Race);
+        for workers in [2, 3] {
+            let team = |strategy| {
+                let p = program.clone();
+                let builder = Builder::new().strategy(strategy).workers(workers);
+                let (report, seen) = collect(builder, move || p.run());
+                let verdict = match report.outcome {
+                    Outcome::Pass => Verdict::Outcomes(seen),
+                    Outcome::DataRace { .. } => Verdict::Race,
+                    _ => panic!("unexpected verdict for {program:?}:\n{report}"),
+                };
+                (report, verdict)
+            };
+            let (report, got) = team(SearchStrategy::Dpor);
+            assert_eq!(got, expected, "dpor with {workers} workers on {program:?}\n{report}");
+            if expected != Verdict::Race {
+                assert!(report.exhausted, "{program:?}\n{report}");
+                teams += report.executions;
+                one += dpor.executions;
+            }
+            let (report, got) = team(SearchStrategy::Dfs);
+            assert_eq!(got, expected, "dfs with {workers} workers on {program:?}\n{report}");
+            if expected != Verdict::Race {
+                assert_eq!(report.executions, dfs.executions, "dfs with {workers} workers on {program:?}");
+            }
+        }
+    }
+    // Programs small enough to check, and those that race (fixed by the
+    // seed); DPOR's executions, one search's and the teams' (which vary
+    // with timing: 3,222 against 3,275 in one run).
+    assert_eq!((checked, races, one), (132, 14, 3222));
+    assert!(teams * 2 > one && teams * 2 < one * 3, "dpor teams {teams}, one worker {one}");
+}
+
 /// Asserts that DPOR's exploration of `program` (its report and outcomes,
 /// `dpor`) exhausted its space and reached exactly DFS's outcomes,
 /// `expected`, in no more executions than DFS's report `dfs`; returns

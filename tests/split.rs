@@ -121,14 +121,23 @@ fn workers_count_what_one_worker_counts() {
 
 #[test]
 fn with_workers_the_failure_reported_does_not_depend_on_timing() {
+    // DFS's workers steal work from each other: the failure of lowest
+    // rank, the one a single worker finds first.
+    let one = builder(SearchStrategy::Dfs).explore(lost_update).unwrap();
     let b = builder(SearchStrategy::Dfs).workers(3);
     let first = b.explore(lost_update).unwrap();
     assert!(first.is_failure(), "{first}");
-    // The lowest-numbered failing worker's failure, every time.
+    assert_eq!(first.token(), one.token());
     for _ in 0..3 {
         assert_eq!(b.explore(lost_update).unwrap().token(), first.token());
     }
     assert!(first.to_string().contains(", 3 workers)"), "{first}");
+    // ICB's workers run fixed parts: the lowest-numbered failing worker's.
+    let b = builder(SearchStrategy::Icb).workers(3);
+    let first = b.explore(lost_update).unwrap();
+    for _ in 0..3 {
+        assert_eq!(b.explore(lost_update).unwrap().token(), first.token());
+    }
 }
 
 #[test]

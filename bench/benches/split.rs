@@ -61,6 +61,8 @@ fn main() {
             ("locks 4x2, dfs", SearchStrategy::Dfs, 0, || locks(4, 2)),
             ("queue 2x1x2, icb bound 3", SearchStrategy::Icb, 3, || sam::bounded_queue(2, 1, 2)),
             ("queue 2x1x2, dpor", SearchStrategy::Dpor, 0, || sam::bounded_queue(2, 1, 2)),
+            ("locks 5x2, dpor", SearchStrategy::Dpor, 0, || locks(5, 2)),
+            ("locks 3x4, dpor", SearchStrategy::Dpor, 0, || locks(3, 4)),
         ]
     } else {
         vec![("locks 2x2, dfs", SearchStrategy::Dfs, 0, || locks(2, 2))]

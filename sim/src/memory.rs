@@ -320,8 +320,7 @@ impl Memory {
         loc.actors.iter_mut().for_each(|x| x.knows = 0);
         loc.version = loc.version.wrapping_add(1);
         loc.prune_at = 8;
-        let initial =
-            Store { value, actor: 0, time: 0, seen: NONE, message: Span::EMPTY, sc: 0, location: None };
+        let initial = Store { value, actor: 0, time: 0, seen: NONE, message: Span::EMPTY, sc: 0, location: None };
         loc.stores.push(initial);
     }
 

@@ -1,13 +1,18 @@
 //! Parallel exploration: the shards of one search run side by side, one
 //! worker each, and one report for them all.
 //!
-//! Each worker is a whole exploration ([`explore`]) of its own shard on its
-//! own exploring thread; workers share nothing but the body and a stop
-//! flag each. Which failure is reported does not depend on timing: the
-//! failure of the lowest-numbered worker that finds one. A worker that
-//! finds a failure (or a misuse) stops the workers numbered above it,
-//! whose failures could not be reported; those below run on to their end,
-//! since one of them may still find a failure that comes first.
+//! Each worker is a whole exploration ([`explore`]) of its own part on its
+//! own exploring thread; workers share the body, a stop flag each, and,
+//! for a search shared out by work stealing, the strategies' own pool.
+//! Which failure is reported does not depend on timing. For parts fixed in
+//! advance (shards), the failure of the lowest-numbered worker that finds
+//! one: a worker that finds a failure (or a misuse) stops the workers
+//! numbered above it, whose failures could not be reported; those below
+//! run on to their end, since one of them may still find a failure that
+//! comes first. For work stealing, the failure of lowest rank
+//! ([`Strategy::rank`]: its place in the one-worker order): a worker that
+//! finds one stops itself, and the others drop the work that comes after
+//! it.
 //!
 //! Invariant: the merged report of a search that passes counts exactly the
 //! executions its workers ran (for shards of an exact partition, those of
@@ -53,7 +58,7 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
     }
     let n = parts.len() as u32;
     let stops: Vec<Arc<AtomicBool>> = (0..n).map(|_| Arc::default()).collect();
-    let total: Arc<AtomicU64> = Arc::default();
+    let (total, ticks): (Arc<AtomicU64>, Arc<AtomicU64>) = (Arc::default(), Arc::default());
     let (tx, rx) = mpsc::channel();
     let mut reports: Vec<Option<Report>> = (0..n).map(|_| None).collect();
     let mut panicked = None;
@@ -65,6 +70,7 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
             config.progress &= i == 0;
             config.cancel = Some(stops[i].clone());
             config.shared_count = Some(total.clone());
+            config.shared_steps = Some(ticks.clone());
             let (tx, body) = (tx.clone(), body.clone());
             std::thread::Builder::new()
                 .name(format!("samaritan-worker-{}", i + 1))
@@ -80,8 +86,10 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
         for (i, report) in rx {
             match report {
                 Ok(report) => {
-                    if !report.outcome.is_pass() {
-                        // Workers above `i` cannot win any more.
+                    if !report.outcome.is_pass() && ranked(&report).is_none() {
+                        // Workers above `i` cannot win any more. (A ranked
+                        // failure stops no one: the workers share their
+                        // work, and drop what comes after it themselves.)
                         stops[i + 1..].iter().for_each(|stop| stop.store(true, Ordering::Relaxed));
                     }
                     reports[i] = Some(report);
@@ -99,12 +107,21 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
     merge(reports.into_iter().map(|r| r.expect("every worker reports")).collect())
 }
 
+/// The rank of a failure found by a worker of a search shared out by work
+/// stealing (a misuse has none: it is about the test, not a schedule).
+fn ranked(report: &Report) -> Option<&[u32]> {
+    report.rank.as_deref().filter(|_| !report.outcome.is_misuse())
+}
+
 /// One report for the workers' `reports` (in worker order): the failure
-/// of the first that failed, else a pass; counts added up, exhaustion and
-/// bounds only as far as every worker got.
+/// of the first that failed (an unranked one first: a misuse, a stalled
+/// worker, or a part of a search cut into fixed parts; else the lowest
+/// ranked), else a pass; counts added up, exhaustion and bounds only as
+/// far as every worker got.
 fn merge(reports: Vec<Report>) -> Report {
     let workers = reports.len() as u32;
-    let winner = reports.iter().position(|r| !r.outcome.is_pass()).unwrap_or(0);
+    let failing = reports.iter().enumerate().filter(|(_, r)| !r.outcome.is_pass());
+    let winner = failing.min_by_key(|&(i, r)| (ranked(r).is_some(), ranked(r), i)).map_or(0, |(i, _)| i);
     let sum = |f: fn(&Report) -> u64| reports.iter().map(f).sum::<u64>();
     let (executions, pruned, randomized, elsewhere) =
         (sum(|r| r.executions), sum(|r| r.pruned), sum(|r| r.randomized), sum(|r| r.elsewhere));

@@ -86,6 +86,10 @@ pub struct Report {
     pub elsewhere: u64,
     /// How many workers the search ran on (1 unless it was parallel).
     pub workers: u32,
+    /// Where the failure stands in the one-worker order of a search shared
+    /// out by work stealing ([`Strategy::rank`](crate::Strategy::rank)),
+    /// for choosing among the workers' failures.
+    pub(crate) rank: Option<Vec<u32>>,
 }
 
 /// A budget that can stop a search.
@@ -143,6 +147,7 @@ impl Report {
             shard: None,
             elsewhere: 0,
             workers: 1,
+            rank: None,
         }
     }
 

@@ -53,7 +53,7 @@ pub(crate) fn search(
     keep_last: bool,
     tracing: bool,
 ) -> Searched {
-    let progress = Arc::new(Progress::default());
+    let progress = Arc::new(Progress::with_team(config.shared_steps.clone()));
     let strategy_name = strategy.name().to_string();
     let (tx, rx) = mpsc::channel();
     let start = |search: Search| {
@@ -105,7 +105,7 @@ pub(crate) fn search(
         }
     }
     let poll = (config.watchdog / 4).clamp(Duration::from_millis(1), Duration::from_millis(250));
-    let mut seen = (u64::MAX, u64::MAX);
+    let mut seen = (u64::MAX, u64::MAX, u64::MAX);
     let mut since = Instant::now();
     let label = config.test_name.clone().filter(|n| n != "main").unwrap_or_else(|| strategy_name.clone());
     let mut lines = config.progress.then(|| Lines::new(label, config.shared_count.clone()));
@@ -121,9 +121,13 @@ pub(crate) fn search(
                 panic!("samaritan: the exploring thread died (a panic inside samaritan itself)")
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
+                // Another worker's progress counts too: this one may be
+                // waiting for work it will give.
+                let team = |c: &Option<Arc<AtomicU64>>| c.as_ref().map_or(0, |c| c.load(Ordering::Relaxed));
                 let now = (
                     progress.steps.load(Ordering::Relaxed),
                     progress.executions.load(Ordering::Relaxed) + progress.elsewhere.load(Ordering::Relaxed),
+                    team(&config.shared_steps) + team(&config.shared_count),
                 );
                 if now != seen {
                     seen = now;
@@ -315,6 +319,7 @@ fn explore_here(
             });
             if !outcome.is_pass() {
                 report.outcome = outcome;
+                report.rank = strategy.rank();
                 break;
             }
         }

@@ -239,6 +239,18 @@ pub trait Strategy {
         0
     }
 
+    /// For one worker of a search shared out by work stealing
+    /// (`samaritan_strategies::Dfs::team`): where the last failing
+    /// execution stands in the order one worker would run executions (a
+    /// sequence compared lexicographically). Of the failures the workers
+    /// report, [`explore_parallel`](crate::explore_parallel) keeps the
+    /// lowest; and a worker that finds one stops only itself, since the
+    /// others may hold work that comes before it. `None` for a search cut
+    /// into fixed parts, whose order is the parts' order.
+    fn rank(&self) -> Option<Vec<u32>> {
+        None
+    }
+
     /// Where the search is, in a few words for a progress line ("bound 2",
     /// "bound 1 complete"); asked now and then, never per execution.
     fn progress(&self) -> Option<String> {

@@ -49,6 +49,24 @@ impl ActorSet {
         }
     }
 
+    pub(crate) fn remove(&mut self, a: ActorId) {
+        match ActorSet::place(a) {
+            (0, bit) => self.low &= !bit,
+            (w, bit) => {
+                if let Some(word) = self.high.as_mut().and_then(|h| h.get_mut(w - 1)) {
+                    *word &= !bit;
+                }
+            }
+        }
+    }
+
+    /// Adds every actor of `other`.
+    pub(crate) fn union(&mut self, other: &ActorSet) {
+        for a in other.iter() {
+            self.insert(a);
+        }
+    }
+
     /// The actors, in id order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = ActorId> + '_ {
         std::iter::once(self.low).chain(self.high.iter().flat_map(|h| h.iter().copied())).enumerate().flat_map(
@@ -84,5 +102,11 @@ mod tests {
         assert!(set.equals(&ids) && !set.equals(&ids[..4]));
         assert_eq!(ActorSet::of(&ids[..3]).high, None);
         assert_eq!(std::mem::size_of::<ActorSet>(), 16);
+        let mut set = set;
+        set.remove(ActorId::from_index(64));
+        set.remove(ActorId::from_index(3));
+        set.union(&ActorSet::of(&[ActorId::from_index(5)]));
+        let left: Vec<usize> = set.iter().map(|a| a.index()).collect();
+        assert_eq!(left, [0, 5, 63, 200]);
     }
 }

@@ -8,13 +8,24 @@
 //! tried first, so the first execution has no preemptions, unless the
 //! decisions so far repeat a pattern (see the `pump` module).
 //!
+//! With workers ([`Dfs::team`]) the search tree is shared out by work
+//! stealing (`pool.rs`): a worker that runs out takes a subtree another
+//! gave, and a worker asked for work gives half the untried alternatives
+//! of its shallowest decision that has any. Each execution still runs
+//! exactly once, so the workers' counts add up to one worker's; and since
+//! work after the first failure found is dropped and the rest explored,
+//! the failure reported is the one a single worker finds first.
+//!
 //! Invariant: `frames[..depth]` are the decisions of the running execution;
 //! while `depth < frames.len()` the execution is replaying a known prefix,
 //! and a different set of alternatives there means the program is not
-//! deterministic.
+//! deterministic. `frames[..floor]` belong to the subtree's prefix: never
+//! advanced, never dropped; the alternatives of a frame this search
+//! explores are those before its `stop`.
 
 use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Strategy};
 
+use crate::pool::{team, Member};
 use crate::pump::{prefer, Pump};
 
 /// One decision of a depth-first search: where its alternatives are in
@@ -27,6 +38,8 @@ struct Frame {
     len: u32,
     /// Index of the one taken now.
     taken: u32,
+    /// The alternatives from this index on are another worker's.
+    stop: u32,
     /// Hash of the alternatives' pending operations, to notice a replayed
     /// prefix that offers the same actors doing different things.
     signature: u64,
@@ -41,6 +54,8 @@ pub(crate) struct Frames {
     frames: Vec<Frame>,
     options: Vec<u32>,
     depth: usize,
+    /// Frames of the subtree's prefix (see the module invariant).
+    floor: usize,
 }
 
 impl Frames {
@@ -54,6 +69,37 @@ impl Frames {
         self.frames.clear();
         self.options.clear();
         self.depth = 0;
+        self.floor = 0;
+    }
+
+    /// The rank of the running execution (or, after [`Frames::backtrack`],
+    /// of the prefix every later execution starts with): the index of the
+    /// alternative taken at each decision, which orders executions as a
+    /// depth-first search runs them.
+    pub(crate) fn rank(&self, all: bool) -> Vec<u32> {
+        let end = if all { self.frames.len() } else { self.depth };
+        self.frames[..end].iter().map(|f| f.taken).collect()
+    }
+
+    /// Splits off, for another worker, half the untried alternatives of
+    /// the shallowest decision that has any: the subtree's frames and its
+    /// rank. Call after [`Frames::backtrack`].
+    pub(crate) fn split(&mut self) -> Option<(Vec<u32>, Frames)> {
+        let f = (self.floor..self.frames.len()).find(|&f| self.frames[f].taken + 1 < self.frames[f].stop)?;
+        let root = self.frames[f];
+        let untried = root.stop - root.taken - 1;
+        // The giver keeps the first half (at least none), the taker gets
+        // the rest (at least one).
+        let mid = root.taken + 1 + untried / 2;
+        let mut given = Frames { floor: f, ..Frames::default() };
+        for (i, &frame) in self.frames[..=f].iter().enumerate() {
+            let start = given.options.len() as u32;
+            given.options.extend_from_slice(self.alternatives(frame));
+            let (taken, stop) = if i == f { (mid, root.stop) } else { (frame.taken, frame.taken + 1) };
+            given.frames.push(Frame { start, taken, stop, ..frame });
+        }
+        self.frames[f].stop = mid;
+        Some((given.rank(true), given))
     }
 
     /// Returns whether the next decision is met for the first time (not a
@@ -74,7 +120,8 @@ impl Frames {
             None => {
                 let start = self.options.len() as u32;
                 self.options.extend_from_slice(options);
-                self.frames.push(Frame { start, len: options.len() as u32, taken: 0, signature });
+                let len = options.len() as u32;
+                self.frames.push(Frame { start, len, taken: 0, stop: len, signature });
             }
         }
         let frame = self.frames[self.depth];
@@ -105,14 +152,20 @@ impl Frames {
 
     /// After an execution: advances the deepest decision that has an
     /// untried alternative, dropping those below; returns `false` when
-    /// every alternative has been tried.
+    /// every alternative of the subtree has been tried.
     pub(crate) fn backtrack(&mut self) -> bool {
         self.frames.truncate(self.depth);
-        while let Some(frame) = self.frames.last_mut() {
+        while self.frames.len() > self.floor {
+            let root = self.frames.len() == self.floor + 1;
+            let frame = self.frames.last_mut().expect("past the floor");
             self.options.truncate((frame.start + frame.len) as usize);
-            if frame.taken + 1 < frame.len {
+            if frame.taken + 1 < frame.stop {
                 frame.taken += 1;
                 return true;
+            }
+            if root {
+                // The subtree's root decision: its own alternatives are done.
+                return false;
             }
             self.options.truncate(frame.start as usize);
             self.frames.pop();
@@ -160,12 +213,39 @@ pub struct Dfs {
     pump: Pump,
     /// The alternatives of the decision being made.
     options: Vec<u32>,
+    /// With workers: this one's handle on the shared pool of subtrees.
+    member: Option<Member<Frames>>,
+    /// With workers: whether this one holds no subtree now.
+    idle: bool,
+    /// The rank of the last failing execution.
+    failed: Option<Vec<u32>>,
 }
 
 impl Dfs {
     /// Creates a search that has explored nothing yet.
     pub fn new() -> Dfs {
         Dfs::default()
+    }
+
+    /// Creates the `n` workers of one depth-first search, which share its
+    /// tree by work stealing (module docs): together they run every
+    /// execution once, and a failure they report is the one [`Dfs::new`]
+    /// would find first.
+    ///
+    /// ```
+    /// use samaritan_sim::Strategy;
+    /// use samaritan_strategies::Dfs;
+    ///
+    /// let workers = Dfs::team(2);
+    /// assert_eq!(workers.len(), 2);
+    /// assert_eq!(workers[1].name(), "dfs");
+    /// ```
+    pub fn team(n: usize) -> Vec<Dfs> {
+        team(n)
+            .into_iter()
+            .enumerate()
+            .map(|(i, member)| Dfs { member: Some(member), idle: i > 0, ..Dfs::default() })
+            .collect()
     }
 }
 
@@ -177,7 +257,23 @@ impl Strategy for Dfs {
     fn begin_execution(&mut self) -> bool {
         self.frames.begin();
         self.pump.clear();
-        !self.done
+        let Some(member) = &mut self.member else { return !self.done };
+        loop {
+            if self.done {
+                return false;
+            }
+            if !self.idle {
+                if !member.beyond_best(|| self.frames.rank(true)) {
+                    return true;
+                }
+                // The rest of this subtree comes after a failure found.
+                self.idle = true;
+            }
+            match member.take() {
+                Some(frames) => (self.frames, self.idle) = (frames, false),
+                None => self.done = true,
+            }
+        }
     }
 
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
@@ -198,11 +294,33 @@ impl Strategy for Dfs {
         Ok(self.frames.decide(&self.options, value_signature(point))? as usize)
     }
 
-    fn end_execution(&mut self, _outcome: &Outcome) {
-        self.done = !self.frames.backtrack();
+    fn end_execution(&mut self, outcome: &Outcome) {
+        if !outcome.is_pass() {
+            let rank = self.frames.rank(false);
+            if let Some(member) = &self.member {
+                member.failed(&rank);
+            }
+            self.failed = Some(rank);
+        }
+        let more = self.frames.backtrack();
+        match &self.member {
+            None => self.done = !more,
+            Some(_) if !more => self.idle = true,
+            Some(member) => {
+                if member.hungry() {
+                    if let Some((rank, frames)) = self.frames.split() {
+                        member.give(rank, frames);
+                    }
+                }
+            }
+        }
     }
 
     fn exhausted(&self) -> bool {
         self.done
+    }
+
+    fn rank(&self) -> Option<Vec<u32>> {
+        self.failed.clone()
     }
 }

@@ -34,6 +34,24 @@
 //! with yields, the search covers the fair executions the filter offers,
 //! without a completeness proof.
 //!
+//! Workers ([`Dpor::team`]) share the search by work stealing (Yang et
+//! al., "Distributed dynamic partial order reduction", SPIN 2007, as
+//! `pool.rs` says): a worker asked for work gives one untried backtrack
+//! choice of its shallowest node that has one. The taker gets the prefix
+//! up to that node with every choice the giver knows of marked done (the
+//! giver explores those), the given choice taken, and a sleep set holding
+//! the choices ordered before it (explored, being explored, or given
+//! before); the giver marks the choice done, and puts it to sleep at the
+//! node only when it backtracks there, so that the two orders agree: the
+//! branch the giver is in keeps the given choice awake, the given branch
+//! has the giver's asleep. A backtrack point a worker's races add to a
+//! node of its prefix that no one there knew of, it explores itself (two
+//! workers may both add it: explored twice, never lost). So the workers
+//! explore what one search explores in some order, a few executions more
+//! in all; which ones, and so the count, depends on timing, and when one
+//! finds a failure they all stop: the failure reported is the one whose
+//! schedule comes first (by its choices) among those found by then.
+//!
 //! [`Dpor::hapset`] runs the same search with HaPSet coverage pruning
 //! (`hapset.rs`): a backtrack choice is skipped when it offers no
 //! predecessor pair the search has not covered yet. That mode is a
@@ -46,12 +64,13 @@ use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, Pending, Schedul
 use crate::actors::ActorSet;
 use crate::hapset::Coverage;
 use crate::hb::History;
+use crate::pool::{team, Member};
 use crate::shard::Split;
 
 /// An operation an actor is about to take, with its object and location.
 type Next = (ActorId, Pending);
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Kind {
     /// A choice of actor among `enabled`.
     Actor { enabled: ActorSet },
@@ -64,11 +83,17 @@ enum Kind {
 /// kept here: an actor's operation at node `i` is its next step from `i`
 /// on in the last execution, or the one it still had pending at the end
 /// ([`Dpor::pending_at`]).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Node {
     kind: Kind,
     /// The actor (or value) the current branch takes.
     chosen: u32,
+    /// For a data choice: the values from this one on are not this
+    /// search's to explore (a worker's copy of a prefix it was given).
+    stop: u32,
+    /// Choices given to other workers at this node, with their
+    /// operations: they go to sleep here when the search backtracks here.
+    given: Vec<Next>,
     backtrack: ActorSet,
     done: ActorSet,
     /// Actors asleep here, with their operations.
@@ -130,6 +155,10 @@ pub struct Dpor {
     split: Split,
     /// Whether the execution that just ended is another shard's.
     elsewhere: bool,
+    /// With workers: this one's handle on the shared pool of prefixes.
+    member: Option<Member<Vec<Node>>>,
+    /// The rank of the last failing execution: its choices.
+    failed: Option<Vec<u32>>,
 }
 
 impl Dpor {
@@ -170,6 +199,68 @@ impl Dpor {
         Dpor { split: Split::with_fanout(shard, 64), ..Dpor::default() }
     }
 
+    /// Creates the `n` workers of one DPOR search (of the part `shard`
+    /// owns, as [`Dpor::sharded`] says, unless it is the whole), which
+    /// share it by work stealing (module docs).
+    ///
+    /// ```
+    /// use samaritan_sim::{Shard, Strategy};
+    /// use samaritan_strategies::Dpor;
+    ///
+    /// let workers = Dpor::team(2, Shard::WHOLE);
+    /// assert_eq!((workers.len(), workers[0].name()), (2, "dpor"));
+    /// ```
+    pub fn team(n: usize, shard: Shard) -> Vec<Dpor> {
+        team(n)
+            .into_iter()
+            .enumerate()
+            .map(|(i, member)| {
+                let base = if shard.is_whole() { Dpor::new() } else { Dpor::sharded(shard) };
+                // All but the first start with nothing and ask the pool.
+                Dpor { member: Some(member), started: i > 0, ..base }
+            })
+            .collect()
+    }
+
+    /// Gives a waiting worker one untried backtrack choice of the
+    /// shallowest node that has one (module docs). Call after
+    /// [`Dpor::backtrack`], while the history is the last execution's
+    /// (whose prefix up to the last node the next execution replays).
+    fn give_away(&mut self) {
+        let Some(member) = &self.member else { return };
+        let found = self.nodes.iter().enumerate().find_map(|(i, node)| {
+            let chosen = ActorId::from_index(node.chosen as usize);
+            node.enabled()?;
+            let q = node.backtrack.iter().find(|&a| a != chosen && !node.done.contains(a) && !node.asleep(a))?;
+            Some((i, q, chosen))
+        });
+        let Some((at, q, chosen)) = found else { return };
+        let (Some(op_q), Some(op_chosen)) = (self.pending_at(at, q), self.pending_at(at, chosen)) else { return };
+        let mut nodes = self.nodes[..=at].to_vec();
+        for node in &mut nodes {
+            // Everything the giver knows of is the giver's to explore.
+            let known = node.backtrack.clone();
+            node.done.union(&known);
+            node.given.clear();
+            node.races.clear();
+            if let Kind::Value { .. } = node.kind {
+                node.stop = node.chosen + 1;
+            }
+        }
+        let node = &mut nodes[at];
+        node.done.remove(q);
+        node.chosen = q.index() as u32;
+        // Ordered before `q`: what the giver explored, is exploring, and
+        // gave away before.
+        let before = self.nodes[at].given.iter().copied().chain([(chosen, op_chosen)]);
+        node.sleep.extend(before);
+        let rank = nodes.iter().map(|n| n.chosen).collect();
+        let giver = &mut self.nodes[at];
+        giver.done.insert(q);
+        giver.given.push((q, op_q));
+        member.give(rank, nodes);
+    }
+
     /// Whether the running execution is another shard's: it ends here.
     fn cut(&self) -> bool {
         self.split.is_elsewhere()
@@ -188,7 +279,12 @@ impl Dpor {
                 }
             }
         }
-        self.nodes.push(Node { kind, chosen, backtrack, done: ActorSet::default(), sleep, races: Vec::new() });
+        let stop = match kind {
+            Kind::Value { alternatives } => alternatives,
+            Kind::Actor { .. } => 0,
+        };
+        let (done, given, races) = (ActorSet::default(), Vec::new(), Vec::new());
+        self.nodes.push(Node { kind, chosen, stop, backtrack, done, sleep, given, races });
     }
 
     /// Actor `a`'s operation at node `at` of the last execution: its next
@@ -300,8 +396,8 @@ impl Dpor {
         while let Some(at) = self.nodes.len().checked_sub(1) {
             let node = &mut self.nodes[at];
             match node.kind {
-                Kind::Value { alternatives } => {
-                    if node.chosen + 1 < alternatives {
+                Kind::Value { .. } => {
+                    if node.chosen + 1 < node.stop {
                         node.chosen += 1;
                         return true;
                     }
@@ -311,6 +407,9 @@ impl Dpor {
                     node.done.insert(explored);
                     // The explored step is the last execution's `at`-th.
                     node.sleep.push((explored, op_of(&self.history.events[at])));
+                    // Choices given away come after it in the order.
+                    let given = std::mem::take(&mut node.given);
+                    node.sleep.extend(given);
                     while let Some(next) = self.nodes[at].next_choice() {
                         let pending = self.pending_at(at, next);
                         let node = &mut self.nodes[at];
@@ -368,12 +467,27 @@ impl Strategy for Dpor {
             return true;
         }
         let found = self.backtrack();
+        if found && self.member.as_ref().is_some_and(Member::hungry) {
+            self.give_away();
+        }
         // The last execution's history was needed to judge coverage.
         self.history.clear();
-        if !found {
-            self.exhausted = true;
+        if found {
+            return true;
         }
-        found
+        // This worker's part is explored: take another's, unless a
+        // failure was found (then every worker stops).
+        let taken = self.member.as_mut().filter(|m| !m.any_failed()).and_then(Member::take);
+        match taken {
+            Some(nodes) if !self.member.as_ref().is_some_and(Member::any_failed) => {
+                self.nodes = nodes;
+                true
+            }
+            _ => {
+                self.exhausted = true;
+                false
+            }
+        }
     }
 
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
@@ -456,6 +570,13 @@ impl Strategy for Dpor {
 
     fn end_execution(&mut self, outcome: &Outcome) {
         self.elsewhere = self.split.end();
+        if !outcome.is_pass() && !self.elsewhere {
+            let rank: Vec<u32> = self.nodes[..self.depth.min(self.nodes.len())].iter().map(|n| n.chosen).collect();
+            if let Some(member) = &self.member {
+                member.failed(&rank);
+            }
+            self.failed = Some(rank);
+        }
         // A failing execution covers nothing (see `hapset.rs`).
         if let Some(coverage) = self.coverage.as_deref().filter(|_| outcome.is_pass()) {
             lock(coverage).add_execution(&self.history);
@@ -468,6 +589,10 @@ impl Strategy for Dpor {
 
     fn exhausted(&self) -> bool {
         self.exhausted
+    }
+
+    fn rank(&self) -> Option<Vec<u32>> {
+        self.failed.clone()
     }
 
     fn coverage_pairs(&self) -> Option<u64> {

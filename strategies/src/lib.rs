@@ -12,6 +12,7 @@ mod hapset;
 mod hb;
 mod icb;
 mod pct;
+mod pool;
 mod portfolio;
 mod pump;
 mod random;
