@@ -207,3 +207,49 @@ fn the_default_portfolio_splits_too() {
     assert!(!found.is_empty());
     assert!(b.replay(found[0].token().unwrap(), lost_update).unwrap().is_failure());
 }
+
+#[test]
+fn a_worker_waiting_for_work_is_not_taken_for_a_blocked_one() {
+    // One execution, long and without a decision: the first worker runs
+    // it, the second waits for work longer than the watchdog allows a
+    // silence. It is the other worker's steps that make progress.
+    let long = || {
+        let a = samaritan::sync::atomic::AtomicUsize::new(0);
+        for _ in 0..1_000_000 {
+            a.load(samaritan::sync::atomic::Ordering::SeqCst);
+        }
+    };
+    for strategy in [SearchStrategy::Dfs, SearchStrategy::Dpor] {
+        let b = builder(strategy).workers(2).max_steps(2_000_000).watchdog(std::time::Duration::from_millis(100));
+        let report = b.explore(long).unwrap();
+        assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, 1, true), "{report}");
+    }
+}
+
+#[test]
+fn dpor_workers_find_a_bug_whose_token_replays() {
+    let one = builder(SearchStrategy::Dpor).explore(lost_update).unwrap();
+    let two = builder(SearchStrategy::Dpor).workers(2).explore(lost_update).unwrap();
+    assert!(one.is_failure() && two.is_failure(), "{one}\n{two}");
+    assert_eq!(two.outcome.to_string(), one.outcome.to_string());
+    let token = two.token().unwrap();
+    assert!(builder(SearchStrategy::Dpor).replay(token, lost_update).unwrap().is_failure());
+    // A pass counts about what one search counts (more when two workers
+    // find the same backtrack point): here exactly.
+    let one = builder(SearchStrategy::Dpor).explore(mutex_counter).unwrap();
+    let two = builder(SearchStrategy::Dpor).workers(2).explore(mutex_counter).unwrap();
+    assert_eq!((one.executions, &two.outcome, two.exhausted), (90, &Outcome::Pass, true), "{two}");
+    assert!((90..=100).contains(&two.executions), "{two}");
+}
+
+#[test]
+fn a_stalled_worker_calls_off_the_workers_waiting_for_its_work() {
+    // The first worker blocks outside the engine's sight in its first
+    // execution; the second waits for work the first will never give.
+    // The watchdog's verdict calls the search off, waiting worker included.
+    for strategy in [SearchStrategy::Dfs, SearchStrategy::Dpor] {
+        let b = builder(strategy).workers(2).watchdog(std::time::Duration::from_millis(100));
+        let report = b.explore(|| std::thread::sleep(std::time::Duration::from_secs(2))).unwrap();
+        assert!(matches!(report.outcome, Outcome::UncontrolledBlocking { .. }), "{report}");
+    }
+}

@@ -62,11 +62,6 @@ pub struct Config {
     /// shared by the workers of a parallel search so that its progress
     /// lines count them all ([`explore_parallel`](crate::explore_parallel)).
     pub shared_count: Option<Arc<AtomicU64>>,
-    /// A counter the workers of a parallel search tick as they take steps
-    /// (now and then, not at every step). A worker's watchdog counts it as
-    /// progress: a worker waiting for work while another runs a long
-    /// execution is not blocked ([`explore_parallel`](crate::explore_parallel)).
-    pub shared_steps: Option<Arc<AtomicU64>>,
 }
 
 impl Default for Config {
@@ -85,7 +80,6 @@ impl Default for Config {
             progress: true,
             cancel: None,
             shared_count: None,
-            shared_steps: None,
         }
     }
 }

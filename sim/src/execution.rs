@@ -635,9 +635,6 @@ impl Execution {
         if self.steps & 255 == 0 || preempt || self.current != Some(actor) {
             self.progress.steps.store(self.steps, Ordering::Relaxed);
             self.progress.actor.store(actor.0, Ordering::Relaxed);
-            if let Some(team) = &self.progress.team {
-                team.fetch_add(1, Ordering::Relaxed);
-            }
         }
     }
 

@@ -12,7 +12,10 @@
 //! comes first. For work stealing, the failure of lowest rank
 //! ([`Strategy::rank`]: its place in the one-worker order): a worker that
 //! finds one stops itself, and the others drop the work that comes after
-//! it.
+//! it. A verdict about the test rather than a schedule (a misuse, a worker
+//! blocked outside the engine's sight) stops every worker, through the
+//! flag each strategy was given too ([`Strategy::set_cancel`]), so that
+//! none waits for work a stalled one will never give.
 //!
 //! Invariant: the merged report of a search that passes counts exactly the
 //! executions its workers ran (for shards of an exact partition, those of
@@ -24,6 +27,7 @@ use std::sync::{mpsc, Arc};
 
 use crate::config::{Body, Config};
 use crate::explore::explore;
+use crate::outcome::Outcome;
 use crate::report::Report;
 use crate::shard::Shard;
 use crate::strategy::Strategy;
@@ -58,7 +62,7 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
     }
     let n = parts.len() as u32;
     let stops: Vec<Arc<AtomicBool>> = (0..n).map(|_| Arc::default()).collect();
-    let (total, ticks): (Arc<AtomicU64>, Arc<AtomicU64>) = (Arc::default(), Arc::default());
+    let total: Arc<AtomicU64> = Arc::default();
     let (tx, rx) = mpsc::channel();
     let mut reports: Vec<Option<Report>> = (0..n).map(|_| None).collect();
     let mut panicked = None;
@@ -70,7 +74,6 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
             config.progress &= i == 0;
             config.cancel = Some(stops[i].clone());
             config.shared_count = Some(total.clone());
-            config.shared_steps = Some(ticks.clone());
             let (tx, body) = (tx.clone(), body.clone());
             std::thread::Builder::new()
                 .name(format!("samaritan-worker-{}", i + 1))
@@ -86,7 +89,14 @@ pub fn explore_parallel(config: Config, mut parts: Vec<Box<dyn Strategy + Send>>
         for (i, report) in rx {
             match report {
                 Ok(report) => {
-                    if !report.outcome.is_pass() && ranked(&report).is_none() {
+                    let outcome = &report.outcome;
+                    if outcome.is_misuse() || matches!(outcome, Outcome::UncontrolledBlocking { .. }) {
+                        // About the test, not a schedule: no worker can
+                        // find anything that counts more, and a worker
+                        // waiting for work from a stalled one would wait
+                        // for ever.
+                        stops.iter().for_each(|stop| stop.store(true, Ordering::Relaxed));
+                    } else if !outcome.is_pass() && ranked(&report).is_none() {
                         // Workers above `i` cannot win any more. (A ranked
                         // failure stops no one: the workers share their
                         // work, and drop what comes after it themselves.)

@@ -36,17 +36,14 @@ pub(crate) struct Progress {
     want: AtomicBool,
     /// Where the search is, as the strategy says it.
     phase: Mutex<Option<String>>,
-    /// The parallel search's shared step ticks ([`Config::shared_steps`](crate::Config::shared_steps)).
-    pub(crate) team: Option<Arc<AtomicU64>>,
+    /// Set while the strategy runs between executions (learning how one
+    /// ended, preparing the next, or waiting for work another worker will
+    /// give): no user code runs, so the watchdog does not count it as
+    /// silence.
+    pub(crate) in_strategy: AtomicBool,
 }
 
 impl Progress {
-    /// Counters for a search whose steps also tick `team` (see
-    /// [`Config::shared_steps`](crate::Config::shared_steps)).
-    pub(crate) fn with_team(team: Option<Arc<AtomicU64>>) -> Progress {
-        Progress { team, ..Progress::default() }
-    }
-
     /// Called by the exploring thread after each execution: writes where
     /// the search is if the watcher asked.
     pub(crate) fn describe(&self, strategy: &dyn Strategy) {

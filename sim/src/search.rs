@@ -53,7 +53,7 @@ pub(crate) fn search(
     keep_last: bool,
     tracing: bool,
 ) -> Searched {
-    let progress = Arc::new(Progress::with_team(config.shared_steps.clone()));
+    let progress = Arc::new(Progress::default());
     let strategy_name = strategy.name().to_string();
     let (tx, rx) = mpsc::channel();
     let start = |search: Search| {
@@ -105,7 +105,7 @@ pub(crate) fn search(
         }
     }
     let poll = (config.watchdog / 4).clamp(Duration::from_millis(1), Duration::from_millis(250));
-    let mut seen = (u64::MAX, u64::MAX, u64::MAX);
+    let mut seen = (u64::MAX, u64::MAX);
     let mut since = Instant::now();
     let label = config.test_name.clone().filter(|n| n != "main").unwrap_or_else(|| strategy_name.clone());
     let mut lines = config.progress.then(|| Lines::new(label, config.shared_count.clone()));
@@ -121,15 +121,14 @@ pub(crate) fn search(
                 panic!("samaritan: the exploring thread died (a panic inside samaritan itself)")
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                // Another worker's progress counts too: this one may be
-                // waiting for work it will give.
-                let team = |c: &Option<Arc<AtomicU64>>| c.as_ref().map_or(0, |c| c.load(Ordering::Relaxed));
                 let now = (
                     progress.steps.load(Ordering::Relaxed),
                     progress.executions.load(Ordering::Relaxed) + progress.elsewhere.load(Ordering::Relaxed),
-                    team(&config.shared_steps) + team(&config.shared_count),
                 );
-                if now != seen {
+                // Time the strategy spends between executions (a long
+                // execution's bookkeeping, a worker waiting for work) is
+                // not the program's silence.
+                if now != seen || progress.in_strategy.load(Ordering::Relaxed) {
                     seen = now;
                     since = Instant::now();
                 } else if since.elapsed() >= config.watchdog {
@@ -202,6 +201,9 @@ fn explore_here(
     tracing: bool,
 ) -> Handback {
     let Search { mut strategy, mut report, started, states, mut first } = search;
+    if let Some(cancel) = &config.cancel {
+        strategy.set_cancel(cancel.clone());
+    }
     // A simulated thread that overflows its stack becomes a verdict.
     crate::overflow::prepare();
     static GENERATION: AtomicU64 = AtomicU64::new(1);
@@ -250,7 +252,10 @@ fn explore_here(
         {
             break;
         }
-        if !strategy.begin_execution() {
+        progress.in_strategy.store(true, Ordering::Relaxed);
+        let begun = strategy.begin_execution();
+        progress.in_strategy.store(false, Ordering::Relaxed);
+        if !begun {
             report.exhausted = true;
             break;
         }
@@ -265,7 +270,9 @@ fn explore_here(
         run_execution(&cell, body);
         let mut exec = cell.borrow_mut();
         let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);
+        progress.in_strategy.store(true, Ordering::Relaxed);
         strategy.end_execution(&outcome);
+        progress.in_strategy.store(false, Ordering::Relaxed);
         if strategy.elsewhere() {
             // Another shard's: it counts there, and so does its outcome.
             report.elsewhere += 1;

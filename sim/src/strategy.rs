@@ -251,6 +251,14 @@ pub trait Strategy {
         None
     }
 
+    /// Gives the strategy the flag that, once set, means its search is
+    /// called off (by [`explore_parallel`](crate::explore_parallel): another
+    /// worker stalled or found a misuse). Only a strategy that can wait
+    /// between executions needs it (a worker of a search shared out by
+    /// work stealing, waiting for work): it must then stop waiting and end
+    /// the search. Called before the first execution.
+    fn set_cancel(&mut self, _cancel: std::sync::Arc<std::sync::atomic::AtomicBool>) {}
+
     /// Where the search is, in a few words for a progress line ("bound 2",
     /// "bound 1 complete"); asked now and then, never per execution.
     fn progress(&self) -> Option<String> {

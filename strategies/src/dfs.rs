@@ -323,4 +323,10 @@ impl Strategy for Dfs {
     fn rank(&self) -> Option<Vec<u32>> {
         self.failed.clone()
     }
+
+    fn set_cancel(&mut self, cancel: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        if let Some(member) = &mut self.member {
+            member.set_cancel(cancel);
+        }
+    }
 }

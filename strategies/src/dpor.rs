@@ -595,6 +595,12 @@ impl Strategy for Dpor {
         self.failed.clone()
     }
 
+    fn set_cancel(&mut self, cancel: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        if let Some(member) = &mut self.member {
+            member.set_cancel(cancel);
+        }
+    }
+
     fn coverage_pairs(&self) -> Option<u64> {
         self.coverage.as_deref().map(|c| lock(c).len() as u64)
     }

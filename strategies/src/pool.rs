@@ -28,6 +28,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// What the members of one search share.
 #[derive(Debug)]
@@ -65,6 +66,8 @@ pub(crate) struct Member<T> {
     shared: Arc<Shared<T>>,
     /// Whether this member holds work (counted in `working`).
     working: bool,
+    /// Set when the search is called off: stop waiting.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// The handles of `n` workers of one search: each starts holding work
@@ -74,7 +77,7 @@ pub(crate) fn team<T>(n: usize) -> Vec<Member<T>> {
     let state = State { items: Vec::new(), working: n, best: None };
     let (ready, hungry, failed) = (Condvar::new(), AtomicUsize::new(0), AtomicBool::new(false));
     let shared = Arc::new(Shared { state: Mutex::new(state), ready, hungry, failed });
-    (0..n).map(|_| Member { shared: shared.clone(), working: true }).collect()
+    (0..n).map(|_| Member { shared: shared.clone(), working: true, cancel: None }).collect()
 }
 
 impl<T> Member<T> {
@@ -82,6 +85,11 @@ impl<T> Member<T> {
         // A panic while the lock was held left the state consistent: every
         // change under it is a single push, pop or count.
         self.shared.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Makes [`Member::take`] give up waiting once `cancel` is set.
+    pub(crate) fn set_cancel(&mut self, cancel: Arc<AtomicBool>) {
+        self.cancel = Some(cancel);
     }
 
     /// Whether a member waits for work (cheap: read after each execution).
@@ -105,7 +113,7 @@ impl<T> Member<T> {
 
     /// Stops holding work and waits for an item: the one of lowest rank.
     /// `None` when the search is over (no member holds work and none is
-    /// left to give).
+    /// left to give), or called off ([`Member::set_cancel`]).
     pub(crate) fn take(&mut self) -> Option<T> {
         let shared = self.shared.clone();
         let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -130,7 +138,16 @@ impl<T> Member<T> {
                 self.shared.ready.notify_all();
                 break None;
             }
-            state = shared.ready.wait(state).unwrap_or_else(|p| p.into_inner());
+            state = match &self.cancel {
+                // Looked at every 10 ms: whoever sets it does not know the
+                // pool to wake it.
+                Some(cancel) if cancel.load(Ordering::Relaxed) => break None,
+                Some(_) => shared
+                    .ready
+                    .wait_timeout(state, Duration::from_millis(10))
+                    .map_or_else(|p| p.into_inner().0, |w| w.0),
+                None => shared.ready.wait(state).unwrap_or_else(|p| p.into_inner()),
+            };
         };
         self.shared.hungry.fetch_sub(1, Ordering::Relaxed);
         item

@@ -205,11 +205,20 @@ impl<S: Strategy> Strategy for Sharded<S> {
 
     fn end_execution(&mut self, outcome: &Outcome) {
         self.elsewhere = self.split.end();
-        self.inner.end_execution(outcome);
+        // Another shard's execution is no failure of this one's part.
+        self.inner.end_execution(if self.elsewhere { &Outcome::Pass } else { outcome });
     }
 
     fn elsewhere(&self) -> bool {
         self.elsewhere
+    }
+
+    fn rank(&self) -> Option<Vec<u32>> {
+        self.inner.rank()
+    }
+
+    fn set_cancel(&mut self, cancel: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.inner.set_cancel(cancel);
     }
 
     fn observes_steps(&self) -> bool {
