@@ -63,6 +63,8 @@ fn main() {
             ("queue 2x1x2, dpor", SearchStrategy::Dpor, 0, || sam::bounded_queue(2, 1, 2)),
             ("locks 5x2, dpor", SearchStrategy::Dpor, 0, || locks(5, 2)),
             ("locks 3x4, dpor", SearchStrategy::Dpor, 0, || locks(3, 4)),
+            ("locks 5x2, cb-por bound 2", SearchStrategy::CbPor, 2, || locks(5, 2)),
+            ("locks 5x2, portfolio bound 2", SearchStrategy::Portfolio, 2, || locks(5, 2)),
         ]
     } else {
         vec![("locks 2x2, dfs", SearchStrategy::Dfs, 0, || locks(2, 2))]
@@ -84,7 +86,7 @@ fn main() {
             let (t1, e1, _) = run(&b, f);
             let (t2, e2, _) = run(&b.clone().workers(2), f);
             // dfs and icb split exactly; dpor's parts explore more.
-            if !matches!(strategy, SearchStrategy::Dpor | SearchStrategy::CbPor) {
+            if !matches!(strategy, SearchStrategy::Dpor | SearchStrategy::CbPor | SearchStrategy::Portfolio) {
                 assert_eq!(e1, e2, "workers must count what one worker counts");
             }
             executions = e1;
