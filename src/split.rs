@@ -61,6 +61,15 @@ pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Con
             let team = Dpor::team(workers as usize, shard).into_iter();
             Some(team.map(|w| Box::new(w) as Box<dyn Strategy + Send>).collect())
         }
+        SearchStrategy::CbPor => {
+            let team = CbPor::team(workers as usize, builder.preemption_bound, shard).into_iter();
+            Some(team.map(|w| Box::new(w) as Box<dyn Strategy + Send>).collect())
+        }
+        SearchStrategy::Portfolio => {
+            let (bound, seed, depth) = (builder.preemption_bound, builder.seed, builder.pct_depth);
+            let team = Portfolio::team(workers as usize, bound, seed, depth, shard).into_iter();
+            Some(team.map(|w| Box::new(w) as Box<dyn Strategy + Send>).collect())
+        }
         _ => None,
     };
     if let Some(parts) = team {

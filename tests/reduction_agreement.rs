@@ -176,7 +176,8 @@ fn shards_together_reach_every_outcome_the_whole_search_reaches() {
 
 /// Workers that steal work from each other (`Builder::workers`): DPOR's
 /// reach what DFS reaches, races included, in a few more executions than
-/// one DPOR search; DFS's count exactly what one DFS search counts.
+/// one DPOR search; DFS's count exactly what one DFS search counts;
+/// cb-por's reach what ICB reaches at their bound.
 #[test]
 fn workers_that_steal_work_reach_every_outcome_the_whole_search_reaches() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -220,6 +221,11 @@ fn workers_that_steal_work_reach_every_outcome_the_whole_search_reaches() {
             if expected != Verdict::Race {
                 assert_eq!(report.executions, dfs.executions, "dfs with {workers} workers on {program:?}");
             }
+            // cb-por's workers reach what ICB reaches at the same bound (the
+            // default, 2).
+            let (_, icb) = verdict(program, SearchStrategy::Icb, 2);
+            let (report, got) = team(SearchStrategy::CbPor);
+            assert_eq!(got, icb, "cb-por with {workers} workers on {program:?}\n{report}");
         }
     }
     // Programs small enough to check, and those that race (fixed by the

@@ -27,6 +27,11 @@ pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -
     if report.outcome.is_misuse() {
         return report;
     }
+    // What follows checks and shrinks a failure already found: a parallel
+    // search calling this worker off must not cut it short (a replay
+    // stopped before it ran would read as nondeterminism).
+    let mut config = config;
+    (config.cancel, config.shared_count) = (None, None);
     if let Some(first) = first {
         let again = replay_traced(config.clone(), first, body.clone());
         if !again.outcome.is_pass() {

@@ -36,11 +36,12 @@ pub(crate) struct Progress {
     want: AtomicBool,
     /// Where the search is, as the strategy says it.
     phase: Mutex<Option<String>>,
-    /// Set while the strategy runs between executions (learning how one
-    /// ended, preparing the next, or waiting for work another worker will
-    /// give): no user code runs, so the watchdog does not count it as
-    /// silence.
-    pub(crate) in_strategy: AtomicBool,
+    /// Set between executions (the engine and the strategy learning how
+    /// one ended and preparing the next, a worker waiting for work another
+    /// will give): no user code runs, so the watchdog does not count it as
+    /// silence (up to a limit: `search.rs`). The search sets it before its
+    /// first execution.
+    pub(crate) between: AtomicBool,
 }
 
 impl Progress {

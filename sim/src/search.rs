@@ -54,6 +54,8 @@ pub(crate) fn search(
     tracing: bool,
 ) -> Searched {
     let progress = Arc::new(Progress::default());
+    // No execution has begun yet.
+    progress.between.store(true, Ordering::Relaxed);
     let strategy_name = strategy.name().to_string();
     let (tx, rx) = mpsc::channel();
     let start = |search: Search| {
@@ -106,6 +108,9 @@ pub(crate) fn search(
     }
     let poll = (config.watchdog / 4).clamp(Duration::from_millis(1), Duration::from_millis(250));
     let mut seen = (u64::MAX, u64::MAX);
+    // Since when the strategy has been running without an execution
+    // between (see below).
+    let mut strategy_since: Option<Instant> = None;
     let mut since = Instant::now();
     let label = config.test_name.clone().filter(|n| n != "main").unwrap_or_else(|| strategy_name.clone());
     let mut lines = config.progress.then(|| Lines::new(label, config.shared_count.clone()));
@@ -125,11 +130,16 @@ pub(crate) fn search(
                     progress.steps.load(Ordering::Relaxed),
                     progress.executions.load(Ordering::Relaxed) + progress.elsewhere.load(Ordering::Relaxed),
                 );
-                // Time the strategy spends between executions (a long
-                // execution's bookkeeping, a worker waiting for work) is
-                // not the program's silence.
-                if now != seen || progress.in_strategy.load(Ordering::Relaxed) {
-                    seen = now;
+                // Time spent between executions (the engine's and the
+                // strategy's bookkeeping after a long execution, a worker
+                // waiting for work) is not the program's silence; but
+                // only up to ten watchdogs (a minute at least), so that
+                // samaritan stuck in itself still ends.
+                let strategy_ran = progress.between.load(Ordering::Relaxed);
+                let patient = config.watchdog.saturating_mul(10).max(Duration::from_secs(60));
+                if now != seen {
+                    (seen, since, strategy_since) = (now, Instant::now(), None);
+                } else if strategy_ran && strategy_since.get_or_insert_with(Instant::now).elapsed() < patient {
                     since = Instant::now();
                 } else if since.elapsed() >= config.watchdog {
                     let report = watchdog_report(&config, &strategy_name, &progress, since.elapsed());
@@ -252,10 +262,7 @@ fn explore_here(
         {
             break;
         }
-        progress.in_strategy.store(true, Ordering::Relaxed);
-        let begun = strategy.begin_execution();
-        progress.in_strategy.store(false, Ordering::Relaxed);
-        if !begun {
+        if !strategy.begin_execution() {
             report.exhausted = true;
             break;
         }
@@ -267,12 +274,12 @@ fn explore_here(
         exec.strategy =
             unsafe { std::mem::transmute::<*mut (dyn Strategy + Send), *mut (dyn Strategy + 'static)>(strategy_ptr) };
         drop(exec);
+        progress.between.store(false, Ordering::Relaxed);
         run_execution(&cell, body);
+        progress.between.store(true, Ordering::Relaxed);
         let mut exec = cell.borrow_mut();
         let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);
-        progress.in_strategy.store(true, Ordering::Relaxed);
         strategy.end_execution(&outcome);
-        progress.in_strategy.store(false, Ordering::Relaxed);
         if strategy.elsewhere() {
             // Another shard's: it counts there, and so does its outcome.
             report.elsewhere += 1;

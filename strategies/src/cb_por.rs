@@ -68,6 +68,18 @@
 //! another order hash differently: the search then explores both (more
 //! executions, never fewer).
 //!
+//! Workers ([`CbPor::team`]) share the search by work stealing
+//! (`pool.rs`), as the depth-first search that Algorithm 2 is: a worker
+//! asked for work gives half the alternatives left to it at its
+//! shallowest frame that has any (from the first still open). Each worker
+//! prunes with its own `H` and budget table only, as shards do: a state a
+//! worker marked is one whose bounded continuations it explored itself.
+//! A frame whose alternatives were given or received never goes into the
+//! budget table (its continuations were not all explored by this worker),
+//! nor do the frames above it. Together the workers run at least the
+//! executions one search runs; when one finds a failure they all stop, and
+//! the failure whose schedule comes first among those found is reported.
+//!
 //! Sound for what the engine treats as dependent (`Footprint::dependent`)
 //! and for terminating programs; under the fair scheduler `H` still speaks
 //! of every truly enabled successor, so fairness can only keep states out
@@ -78,6 +90,7 @@ use samaritan_sim::{
 };
 
 use crate::hb::{canonical, component, Clock, History};
+use crate::pool::{team, Member};
 use crate::shard::Split;
 use crate::table::{Map, Set};
 
@@ -103,7 +116,7 @@ struct Alt {
 
 /// The alternatives of a node: most nodes are forced steps with one, kept
 /// without an allocation.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Alts {
     One(Alt),
     Many(Vec<Alt>),
@@ -137,7 +150,7 @@ enum Next {
 }
 
 /// A `Search(s)` frame.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Node {
     /// Whether the alternatives are values of a data choice.
     value: bool,
@@ -152,6 +165,12 @@ struct Node {
     /// What the budget table records of this node's state once every
     /// alternative is done, if it may.
     budget: Option<Budgeted>,
+    /// The alternatives from this index on are another worker's.
+    stop: usize,
+    /// Whether some of its continuations are another worker's (it, or a
+    /// frame below it, gave or received alternatives): it never goes into
+    /// the budget table.
+    shared: bool,
 }
 
 /// A state as the budget table keys it: its hash, who may go on for free
@@ -239,6 +258,15 @@ pub struct CbPor {
     split: Split,
     /// Whether the execution that just ended is another shard's.
     elsewhere: bool,
+    /// With workers: this one's handle on the shared pool of prefixes.
+    member: Option<Member<Vec<Node>>>,
+    /// Frames of the prefix this worker was given (see `Dfs`'s `floor`):
+    /// `nodes[floor]` is its root, advanced only up to its `stop`.
+    floor: usize,
+    /// With workers: whether this one holds no prefix now.
+    idle: bool,
+    /// The rank of the last failing execution.
+    failed: Option<Vec<u32>>,
 }
 
 impl CbPor {
@@ -269,6 +297,75 @@ impl CbPor {
             budget: 0,
             split: Split::default(),
             elsewhere: false,
+            member: None,
+            floor: 0,
+            idle: false,
+            failed: None,
+        }
+    }
+
+    /// Creates the `n` workers of one search for executions with at most
+    /// `bound` preemptions (of the part `shard` owns, as
+    /// [`CbPor::sharded`] says, unless it is the whole), which share it by
+    /// work stealing (module docs).
+    ///
+    /// ```
+    /// use samaritan_sim::{Shard, Strategy};
+    /// use samaritan_strategies::CbPor;
+    ///
+    /// let workers = CbPor::team(2, 2, Shard::WHOLE);
+    /// assert_eq!((workers.len(), workers[1].name()), (2, "cb-por"));
+    /// ```
+    pub fn team(n: usize, bound: u32, shard: Shard) -> Vec<CbPor> {
+        team(n)
+            .into_iter()
+            .enumerate()
+            .map(|(i, member)| CbPor { member: Some(member), idle: i > 0, ..CbPor::sharded(bound, shard) })
+            .collect()
+    }
+
+    /// With workers: records a failure found beside this search (by a
+    /// portfolio's hunter), which stops every worker.
+    pub(crate) fn team_failed(&self, rank: &[u32]) {
+        if let Some(member) = &self.member {
+            member.failed(rank);
+        }
+    }
+
+    /// With workers: whether a worker found a failure (every worker stops).
+    pub(crate) fn team_stopped(&self) -> bool {
+        self.member.as_ref().is_some_and(Member::any_failed)
+    }
+
+    /// Gives a waiting worker half the alternatives left at the shallowest
+    /// frame that has any, from the first still open (module docs). Call
+    /// after backtracking, while the history is the last execution's.
+    fn give_away(&mut self) {
+        let Some(f) = (self.floor..self.nodes.len()).find(|&f| self.nodes[f].taken + 1 < self.nodes[f].stop) else {
+            return;
+        };
+        let (taken, stop, state, depth) = {
+            let n = &self.nodes[f];
+            (n.taken, n.stop, n.state, n.depth)
+        };
+        let mid = taken + 1 + (stop - taken - 1) / 2;
+        let cut = self.history.prefix_cut(depth);
+        let mut alts = std::mem::replace(&mut self.nodes[f].alts, Alts::Many(Vec::new()));
+        let first = (mid..stop).find(|&i| self.open(&mut alts.as_mut()[i], state, Some(&cut[..])));
+        self.nodes[f].alts = alts;
+        let Some(first) = first else { return };
+        let mut nodes = self.nodes[..=f].to_vec();
+        for node in &mut nodes[..f] {
+            node.stop = node.taken + 1;
+        }
+        nodes[f].taken = first;
+        for node in nodes.iter_mut().chain(&mut self.nodes[..=f]) {
+            node.shared = true;
+        }
+        self.nodes[f].stop = mid;
+        let rank = nodes.iter().map(|n| n.taken as u32).collect();
+        if let Some(member) = &self.member {
+            member.give(rank, nodes);
         }
     }
 
@@ -561,7 +658,8 @@ impl CbPor {
             return None;
         };
         let id = alts[taken].id;
-        self.nodes.push(Node { value, state, depth, alts: Alts::Many(alts), taken, budget });
+        let stop = alts.len();
+        self.nodes.push(Node { value, state, depth, alts: Alts::Many(alts), taken, budget, stop, shared: false });
         Some(id)
     }
 
@@ -666,8 +764,21 @@ impl Strategy for CbPor {
     }
 
     fn begin_execution(&mut self) -> bool {
-        if self.exhausted {
+        // A worker stops when any worker found a failure.
+        if self.exhausted || self.member.as_ref().is_some_and(Member::any_failed) {
             return false;
+        }
+        if self.idle {
+            // This worker's part is explored: take another's, unless a
+            // failure was found (then every worker stops).
+            let member = self.member.as_mut().expect("only workers are idle");
+            match member.take().filter(|_| !member.any_failed()) {
+                Some(nodes) => (self.floor, self.nodes, self.idle) = (nodes.len() - 1, nodes, false),
+                None => {
+                    self.exhausted = true;
+                    return false;
+                }
+            }
         }
         self.depth = 0;
         self.history.clear();
@@ -816,6 +927,8 @@ impl Strategy for CbPor {
                 alts: Alts::One(Alt { id: a as u32, next: Next::Known(Some(self.hash)), spent: self.preemptions }),
                 taken: 0,
                 budget: alone,
+                stop: 1,
+                shared: false,
             });
         }
         self.depth += 1;
@@ -834,25 +947,49 @@ impl Strategy for CbPor {
         // (not at the next execution's start) so that `exhausted` is known
         // as soon as the last execution ends; the frames done on the way
         // are recorded in the budget table.
+        if !outcome.is_pass() && !self.elsewhere {
+            let rank: Vec<u32> =
+                self.nodes[..self.depth.min(self.nodes.len())].iter().map(|n| n.taken as u32).collect();
+            if let Some(member) = &self.member {
+                member.failed(&rank);
+            }
+            self.failed = Some(rank);
+        }
         self.yielded = false;
         while let Some(mut node) = self.nodes.pop() {
             // The last execution went through this node: its first `depth`
             // steps are the node's state, to work alternatives out from.
-            let alts = node.alts.as_mut();
-            if node.taken + 1 < alts.len() {
+            let end = node.stop.min(node.alts.as_mut().len());
+            if node.taken + 1 < end {
                 let cut = self.history.prefix_cut(node.depth);
-                let next = (node.taken + 1..alts.len()).find(|&i| self.open(&mut alts[i], node.state, Some(&cut[..])));
+                let alts = node.alts.as_mut();
+                let next = (node.taken + 1..end).find(|&i| self.open(&mut alts[i], node.state, Some(&cut[..])));
                 if let Some(i) = next {
                     node.taken = i;
                     self.nodes.push(node);
+                    if self.member.as_ref().is_some_and(Member::hungry) {
+                        self.give_away();
+                    }
                     return;
                 }
             }
-            if let Some(b) = node.budget {
+            if let Some(b) = node.budget.filter(|_| !node.shared) {
                 self.record(b);
             }
+            if self.nodes.len() == self.floor {
+                // The root of this worker's part.
+                break;
+            }
         }
-        self.exhausted = true;
+        match &self.member {
+            Some(member) => {
+                if self.cut_by_bound {
+                    member.flag();
+                }
+                self.idle = true;
+            }
+            None => self.exhausted = true,
+        }
     }
 
     fn elsewhere(&self) -> bool {
@@ -868,10 +1005,21 @@ impl Strategy for CbPor {
     }
 
     fn bounded(&self) -> bool {
-        self.cut_by_bound
+        // With workers: whether any worker's part left some out.
+        self.cut_by_bound || self.member.as_ref().is_some_and(Member::flagged)
     }
 
     fn progress(&self) -> Option<String> {
         Some(format!("bound {}, {} states known explored", self.bound, self.visited.len() + self.budgets_any.len()))
+    }
+
+    fn rank(&self) -> Option<Vec<u32>> {
+        self.failed.clone()
+    }
+
+    fn set_cancel(&mut self, cancel: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        if let Some(member) = &mut self.member {
+            member.set_cancel(cancel);
+        }
     }
 }

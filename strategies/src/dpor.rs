@@ -454,7 +454,8 @@ impl Strategy for Dpor {
     }
 
     fn begin_execution(&mut self) -> bool {
-        if self.exhausted {
+        // A worker stops when any worker found a failure.
+        if self.exhausted || self.member.as_ref().is_some_and(Member::any_failed) {
             return false;
         }
         self.depth = 0;

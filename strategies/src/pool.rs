@@ -49,6 +49,9 @@ struct State<T> {
     working: usize,
     /// The rank of the first failure found, in the one-worker order.
     best: Option<Vec<u32>>,
+    /// Set by a member whose part left executions beyond a preemption
+    /// bound ([`Member::flag`]).
+    flagged: bool,
 }
 
 /// Whether every execution with a rank that starts with `prefix` comes
@@ -74,7 +77,7 @@ pub(crate) struct Member<T> {
 /// (the first holds the whole space, the others hold nothing and ask the
 /// pool at their first execution).
 pub(crate) fn team<T>(n: usize) -> Vec<Member<T>> {
-    let state = State { items: Vec::new(), working: n, best: None };
+    let state = State { items: Vec::new(), working: n, best: None, flagged: false };
     let (ready, hungry, failed) = (Condvar::new(), AtomicUsize::new(0), AtomicBool::new(false));
     let shared = Arc::new(Shared { state: Mutex::new(state), ready, hungry, failed });
     (0..n).map(|_| Member { shared: shared.clone(), working: true, cancel: None }).collect()
@@ -166,6 +169,18 @@ impl<T> Member<T> {
     /// the best failure found so far (it need not run).
     pub(crate) fn beyond_best(&self, prefix: impl FnOnce() -> Vec<u32>) -> bool {
         self.any_failed() && self.lock().best.as_deref().is_some_and(|best| after(&prefix(), best))
+    }
+
+    /// Notes that this member's part left executions beyond the search's
+    /// bound: call before [`Member::take`], so that a member the pool
+    /// tells the search is over sees it ([`Member::flagged`]).
+    pub(crate) fn flag(&self) {
+        self.lock().flagged = true;
+    }
+
+    /// Whether some member's part left executions beyond the bound.
+    pub(crate) fn flagged(&self) -> bool {
+        self.lock().flagged
     }
 
     /// Whether any member recorded a failure (no lock: a relaxed load; a

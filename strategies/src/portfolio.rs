@@ -34,11 +34,43 @@
 //! scheduler, which sits in the engine. A replay token names the part that
 //! found the bug (`portfolio/pct`) and its seed; replay follows the
 //! token's choices, whatever part made them.
+//!
+//! With workers ([`Portfolio::team`]) each worker runs its own hunters
+//! (from its own seed) and one member of a [`CbPor::team`] at each bound:
+//! the systematic part at bound `b` is one search shared out by work
+//! stealing, and a worker moves to `b + 1` when the pool says every worker
+//! is done with `b`. A failure any part of any worker finds stops them
+//! all.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Shard, Step, Strategy};
 
 use crate::shard::shard_seed;
 use crate::{CbPor, Pct, Random};
+
+/// The systematic searches of a portfolio's workers: for each bound, one
+/// [`CbPor::team`], made when the first worker reaches the bound, each
+/// worker taking its member.
+#[derive(Debug)]
+struct Teams {
+    workers: usize,
+    shard: Shard,
+    members: Mutex<BTreeMap<u32, Vec<Option<CbPor>>>>,
+}
+
+impl Teams {
+    /// Worker `i`'s member of the team at `bound`.
+    fn member(&self, bound: u32, i: usize) -> CbPor {
+        let mut members = self.members.lock().unwrap_or_else(|p| p.into_inner());
+        let team = members
+            .entry(bound)
+            .or_insert_with(|| CbPor::team(self.workers, bound, self.shard).into_iter().map(Some).collect());
+        team[i].take().expect("each worker takes its member once")
+    }
+}
 
 /// Systematic executions during which hunters run as often as the
 /// systematic part, at least.
@@ -79,6 +111,13 @@ pub struct Portfolio {
     shard: Shard,
     /// Whether the execution that just ended is another shard's.
     elsewhere: bool,
+    /// With workers: the teams of the systematic searches, and which
+    /// worker this is.
+    teams: Option<(Arc<Teams>, usize)>,
+    /// The rank of the last failing execution.
+    failed: Option<Vec<u32>>,
+    /// The flag that calls the search off ([`Strategy::set_cancel`]).
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl std::fmt::Debug for Portfolio {
@@ -138,7 +177,41 @@ impl Portfolio {
             exhausted: false,
             shard: Shard::WHOLE,
             elsewhere: false,
+            teams: None,
+            failed: None,
+            cancel: None,
         }
+    }
+
+    /// Creates the `n` workers of one portfolio (of the part `shard` owns,
+    /// unless it is the whole): worker `i`'s hunters draw from the seed of
+    /// part `i` of `n` of the shard ([`shard_seed`](crate::shard_seed)), and
+    /// the systematic search at each bound is one [`CbPor::team`] (module
+    /// docs).
+    ///
+    /// ```
+    /// use samaritan_sim::{Shard, Strategy};
+    /// use samaritan_strategies::Portfolio;
+    ///
+    /// let workers = Portfolio::team(2, 2, 0, 3, Shard::WHOLE);
+    /// assert_eq!((workers.len(), workers[1].name()), (2, "portfolio"));
+    /// ```
+    pub fn team(n: usize, max_bound: u32, seed: u64, pct_depth: u32, shard: Shard) -> Vec<Portfolio> {
+        let teams = Arc::new(Teams { workers: n, shard, members: Mutex::new(BTreeMap::new()) });
+        (0..n)
+            .map(|i| {
+                // The hunters' seeds of part `i` of the shard cut in `n`.
+                let count = shard.count() * n as u32;
+                let part = Shard::new((shard.index() - 1) * n as u32 + i as u32 + 1, count).unwrap_or(shard);
+                let hunters = Portfolio::sharded(max_bound, seed, pct_depth, part).hunters;
+                Portfolio {
+                    systematic: teams.member(0, i),
+                    shard,
+                    teams: Some((teams.clone(), i)),
+                    ..Portfolio::with_hunters(max_bound, hunters)
+                }
+            })
+            .collect()
     }
 
     /// Whether the next execution is a hunter's.
@@ -176,31 +249,20 @@ impl Strategy for Portfolio {
     }
 
     fn begin_execution(&mut self) -> bool {
-        // The systematic part knows it is done as soon as its last
-        // execution ends: then no hunter runs after it.
-        while self.systematic.exhausted() {
-            // Every execution within this bound explored.
-            self.done_bound = Some(self.bound);
-            self.beyond = self.systematic.bounded();
-            if !self.beyond || self.bound >= self.max_bound {
-                self.exhausted = true;
-            }
-            if self.exhausted {
+        loop {
+            if self.exhausted || self.systematic.team_stopped() {
+                // Done, or another worker found a failure.
                 return false;
             }
-            self.bound += 1;
-            self.systematic = CbPor::sharded(self.bound, self.shard);
-        }
-        if self.hunter_due() {
-            let i = self.next_hunter;
-            self.next_hunter = (i + 1) % self.hunters.len();
-            if self.hunters[i].begin_execution() {
-                self.running = Running::Hunter(i);
+            if self.begin_part() {
                 return true;
             }
+            // A worker's systematic part learns that its team is done
+            // with a bound while it waits for work: up a bound, then.
+            if !self.systematic.exhausted() {
+                return false;
+            }
         }
-        self.running = Running::Systematic;
-        self.systematic.begin_execution()
     }
 
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
@@ -212,15 +274,7 @@ impl Strategy for Portfolio {
     }
 
     fn end_execution(&mut self, outcome: &Outcome) {
-        self.part_mut().end_execution(outcome);
-        self.elsewhere = self.running == Running::Systematic && self.systematic.elsewhere();
-        match self.running {
-            // Another shard's execution counts there, and shares no turn
-            // with the hunters here.
-            Running::Systematic if self.elsewhere => {}
-            Running::Systematic => self.systematic_runs += 1,
-            Running::Hunter(_) => self.hunter_runs += 1,
-        }
+        self.end_part(outcome);
     }
 
     fn elsewhere(&self) -> bool {
@@ -262,12 +316,84 @@ impl Strategy for Portfolio {
         self.hunter_runs
     }
 
+    fn rank(&self) -> Option<Vec<u32>> {
+        self.failed.clone()
+    }
+
+    fn set_cancel(&mut self, cancel: Arc<AtomicBool>) {
+        // Kept for the members of the bounds to come, too.
+        self.systematic.set_cancel(cancel.clone());
+        self.cancel = Some(cancel);
+    }
+
     fn progress(&self) -> Option<String> {
         let complete = match self.done_bound {
             Some(done) => format!(", bound {done} complete"),
             None => String::new(),
         };
         Some(format!("{} at bound {}{complete}, {} randomized", self.systematic.name(), self.bound, self.hunter_runs))
+    }
+}
+
+impl Portfolio {
+    /// Prepares the next execution: of a hunter if one is due, else of the
+    /// systematic part (at the next bound once it is done with this one).
+    fn begin_part(&mut self) -> bool {
+        // The systematic part knows it is done as soon as its last
+        // execution ends: then no hunter runs after it.
+        while self.systematic.exhausted() {
+            // Every execution within this bound explored.
+            self.done_bound = Some(self.bound);
+            self.beyond = self.systematic.bounded();
+            if !self.beyond || self.bound >= self.max_bound {
+                self.exhausted = true;
+            }
+            if self.exhausted {
+                return false;
+            }
+            self.bound += 1;
+            self.systematic = match &self.teams {
+                Some((teams, i)) => teams.member(self.bound, *i),
+                None => CbPor::sharded(self.bound, self.shard),
+            };
+            if let Some(cancel) = &self.cancel {
+                self.systematic.set_cancel(cancel.clone());
+            }
+        }
+        if self.hunter_due() {
+            let i = self.next_hunter;
+            self.next_hunter = (i + 1) % self.hunters.len();
+            if self.hunters[i].begin_execution() {
+                self.running = Running::Hunter(i);
+                return true;
+            }
+        }
+        self.running = Running::Systematic;
+        self.systematic.begin_execution()
+    }
+
+    /// Lets the part that ran the execution learn how it ended; counts it.
+    fn end_part(&mut self, outcome: &Outcome) {
+        self.part_mut().end_execution(outcome);
+        self.elsewhere = self.running == Running::Systematic && self.systematic.elsewhere();
+        if !outcome.is_pass() && !self.elsewhere {
+            // A systematic failure ranks by its bound, then its place in
+            // the search; a hunter's after every systematic one (the
+            // hunters' order is no search order).
+            let rank = match (self.running, self.systematic.rank()) {
+                (Running::Systematic, Some(rank)) => [self.bound].into_iter().chain(rank).collect(),
+                _ => vec![u32::MAX],
+            };
+            self.systematic.team_failed(&rank);
+            self.failed = self.teams.is_some().then_some(rank);
+        }
+        match self.running {
+            // Another shard's execution counts there, and shares no turn
+            // with the hunters here.
+            Running::Systematic if self.elsewhere => {}
+            Running::Systematic => self.systematic_runs += 1,
+            Running::Hunter(_) => self.hunter_runs += 1,
+        }
     }
 }
 
