@@ -64,7 +64,8 @@ fn main() {
             ("locks 5x2, dpor", SearchStrategy::Dpor, 0, || locks(5, 2)),
             ("locks 3x4, dpor", SearchStrategy::Dpor, 0, || locks(3, 4)),
             ("locks 5x2, cb-por bound 2", SearchStrategy::CbPor, 2, || locks(5, 2)),
-            ("locks 5x2, portfolio bound 2", SearchStrategy::Portfolio, 2, || locks(5, 2)),
+            ("locks 6x2, cb-por bound 2", SearchStrategy::CbPor, 2, || locks(6, 2)),
+            ("locks 6x2, portfolio bound 2", SearchStrategy::Portfolio, 2, || locks(6, 2)),
         ]
     } else {
         vec![("locks 2x2, dfs", SearchStrategy::Dfs, 0, || locks(2, 2))]

@@ -58,9 +58,10 @@ pub struct Config {
     /// on what it covered: how one worker of a parallel search stops the
     /// others ([`explore_parallel`](crate::explore_parallel)).
     pub cancel: Option<Arc<AtomicBool>>,
-    /// A counter every counted execution of this search also adds one to,
-    /// shared by the workers of a parallel search so that its progress
-    /// lines count them all ([`explore_parallel`](crate::explore_parallel)).
+    /// A counter the counted executions of this search are added to (in
+    /// batches of 64, the rest when the search ends), shared by the
+    /// workers of a parallel search so that its progress lines count them
+    /// all ([`explore_parallel`](crate::explore_parallel)).
     pub shared_count: Option<Arc<AtomicU64>>,
 }
 

@@ -31,6 +31,10 @@ use crate::schedule::{Replay, Schedule};
 use crate::strategy::Strategy;
 use crate::{throttle, worker};
 
+/// Executions a search counts before it adds them to a parallel search's
+/// shared count ([`Config::shared_count`]).
+const SHARED_BATCH: u64 = 64;
+
 /// What a search found.
 pub(crate) struct Searched {
     /// Its report.
@@ -290,8 +294,10 @@ fn explore_here(
         report.pruned += u64::from(exec.pruned);
         report.longest = report.longest.max(exec.steps);
         progress.executions.store(report.executions, Ordering::Relaxed);
-        if let Some(count) = &config.shared_count {
-            count.fetch_add(1, Ordering::Relaxed);
+        // In batches: the workers of a parallel search share the counter,
+        // and an add of theirs per execution would fight over it.
+        if let Some(count) = config.shared_count.as_ref().filter(|_| report.executions % SHARED_BATCH == 0) {
+            count.fetch_add(SHARED_BATCH, Ordering::Relaxed);
         }
         if report.executions == 1 && outcome.is_pass() && !keep_last {
             first = Some(Schedule {
@@ -337,6 +343,10 @@ fn explore_here(
                 break;
             }
         }
+    }
+    if let Some(count) = &config.shared_count {
+        // The executions since the last batch.
+        count.fetch_add(report.executions % SHARED_BATCH, Ordering::Relaxed);
     }
     report.completed_bound = strategy.completed_bound();
     report.bounded = strategy.bounded();
