@@ -647,17 +647,20 @@ impl Builder {
     }
 
     /// Explores with `workers` threads at once (1 to 256; the strategies
-    /// that can be split are those [`Builder::shard`] can cut). `dfs` and
-    /// `dpor` workers share this run's space by work stealing: `dfs` runs
-    /// each execution once and reports the failure one worker would find
-    /// first; `dpor`'s workers explore a few executions more than one
-    /// search and stop at the first failure, reporting the one whose
-    /// schedule comes first among those found. The others explore fixed
-    /// parts, as shards do: a search that passes counts exactly the
-    /// executions one worker would (`icb`); a failing one reports the
-    /// failure of the lowest-numbered worker that found one (workers
-    /// numbered above it stop, those below run on). Except for `dpor`,
-    /// which failure is reported does not depend on timing. An execution budget
+    /// that can be split are those [`Builder::shard`] can cut). The
+    /// workers of `dfs`, `dpor`, `cb-por` and the default portfolio share
+    /// this run's space by work stealing: `dfs` runs each execution once
+    /// and reports the failure one worker would find first; the others
+    /// explore more executions than one search (a few for `dpor`; for
+    /// `cb-por` and the portfolio each worker prunes with what it explored
+    /// itself) and stop at the first failure, reporting the one whose
+    /// schedule comes first among those found. `icb`, `random` and `pct`
+    /// explore fixed parts, as shards do: a search that passes counts
+    /// exactly the executions one worker would (`icb`); a failing one
+    /// reports the failure of the lowest-numbered worker that found one
+    /// (workers numbered above it stop, those below run on). For `dfs` and
+    /// the fixed parts, which failure is reported does not depend on
+    /// timing. An execution budget
     /// ([`Builder::max_executions`]) is shared out between the workers;
     /// the time budget applies to each, so they stop together. The default is 1
     /// because `cargo test` already runs one test per core; raise it for a
