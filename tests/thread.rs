@@ -724,22 +724,6 @@ mod sim {
     }
 
     #[test]
-    fn is_finished_follows_the_simulated_thread() {
-        // main: S, L (load), J; t1: St. After S: L before or after St.
-        check_exhausts(
-            || {
-                let flag = Arc::new(AtomicBool::new(false));
-                let theirs = flag.clone();
-                let handle = thread::spawn(move || theirs.store(true, Ordering::SeqCst));
-                let stored = flag.load(Ordering::SeqCst);
-                assert_eq!(handle.is_finished(), stored);
-                handle.join().unwrap();
-            },
-            2,
-        );
-    }
-
-    #[test]
     fn a_stack_that_cannot_be_had_makes_spawn_fail_as_std_does() {
         // r10: std's `spawn` returns the OS's error for a stack it cannot
         // map; so does a simulated thread's, without taking a step.

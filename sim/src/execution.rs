@@ -253,6 +253,15 @@ impl Execution {
         true
     }
 
+    /// Tells an observing strategy that the thread whose object is
+    /// `object` ended during the step just taken ([`rt::ended`](crate::rt::ended)).
+    pub(crate) fn ended(&mut self, object: ObjectId) {
+        if self.outcome.is_none() && self.config.observed && self.coast_until.is_none() {
+            // SAFETY: as in `ask_strategy`.
+            unsafe { (*self.strategy).on_end(object) };
+        }
+    }
+
     /// Makes the next scheduling decision: who takes the next step.
     ///
     /// Called by the running actor at its scheduling point, with what it

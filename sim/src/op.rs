@@ -151,6 +151,16 @@ pub enum Op {
     /// alive (`Weak::upgrade`); acquires where the primitive says it
     /// succeeded. Conflicts with every operation on the object.
     RefUpgrade,
+    /// Asks whether a thread has finished (`JoinHandle::is_finished`):
+    /// reads the thread's object. Synchronizes nothing (std's check is a
+    /// `Relaxed` load). Commutes with other reads.
+    IsFinished,
+    /// Never a step: the operation of the footprint a thread's end has
+    /// (an [`Access::End`] of its object), which strategies learn as part
+    /// of the step during which it came
+    /// ([`Strategy::on_end`](crate::Strategy::on_end)). Synchronizes
+    /// nothing.
+    Exit,
 }
 
 impl Op {
@@ -171,8 +181,9 @@ impl Op {
             // a happens-before edge, not a conflict; a sleep touches the
             // virtual clock only (`clock`).
             Op::Yield | Op::SpinLoop | Op::Fence | Op::Choose | Op::Spawn | Op::Sleep => Access::Local,
-            Op::Load | Op::RefRead => Access::Read,
+            Op::Load | Op::RefRead | Op::IsFinished => Access::Read,
             Op::RefInc | Op::RefDec => Access::Count,
+            Op::Exit => Access::End,
             _ => Access::Write,
         }
     }
@@ -192,7 +203,7 @@ impl Op {
     }
 
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 40] = [
+    pub const ALL: [Op; 42] = [
         Op::Spawn,
         Op::Join,
         Op::Yield,
@@ -233,6 +244,8 @@ impl Op {
         Op::RefRead,
         Op::RefFree,
         Op::RefUpgrade,
+        Op::IsFinished,
+        Op::Exit,
     ];
 
     /// Returns the operation whose trace name is `name`.
@@ -283,6 +296,8 @@ impl Op {
             Op::RefRead => "ref_read",
             Op::RefFree => "ref_free",
             Op::RefUpgrade => "ref_upgrade",
+            Op::IsFinished => "is_finished",
+            Op::Exit => "exit",
         }
     }
 }
@@ -300,8 +315,13 @@ pub enum Access {
     /// commutes with other such changes, conflicts with reads and writes.
     Count,
     /// Changes its object (or may block on it): conflicts with every other
-    /// operation on it.
+    /// operation on it but an [`Access::End`].
     Write,
+    /// Ends the thread its object stands for ([`Op::Exit`]): conflicts only
+    /// with reads of that object (whether it ended), and commutes with
+    /// every other operation on it (a `join` waits for the end and is
+    /// ordered after it anyway; an `unpark` changes nothing it shows).
+    End,
 }
 
 /// What one operation touches, for the dependency relation of
@@ -321,13 +341,16 @@ pub struct Footprint {
 
 impl Access {
     /// Returns whether two accesses of one object by different actors
-    /// conflict: neither is local, and they are not both reads nor both
-    /// count changes.
+    /// conflict: neither is local, they are not both reads nor both count
+    /// changes, and an end meets a read.
     pub fn conflicts(self, other: Access) -> bool {
-        !matches!(
-            (self, other),
-            (Access::Local, _) | (_, Access::Local) | (Access::Read, Access::Read) | (Access::Count, Access::Count)
-        )
+        match (self, other) {
+            (Access::End, b) | (b, Access::End) => b == Access::Read,
+            _ => !matches!(
+                (self, other),
+                (Access::Local, _) | (_, Access::Local) | (Access::Read, Access::Read) | (Access::Count, Access::Count)
+            ),
+        }
     }
 }
 
@@ -364,5 +387,26 @@ impl Footprint {
 impl fmt::Display for Op {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_threads_end_conflicts_only_with_reads_of_its_object() {
+        let on = |op, o: usize| Footprint { op, object: Some(ObjectId(o as u32)), second: None };
+        let end = on(Op::Exit, 0);
+        assert!(end.dependent(on(Op::IsFinished, 0)) && on(Op::IsFinished, 0).dependent(end));
+        // A join waits for the end and is ordered after it by its peer;
+        // an unpark or a park changes nothing an end shows.
+        for op in [Op::Join, Op::Unpark, Op::Park, Op::Exit] {
+            assert!(!end.dependent(on(op, 0)) && !on(op, 0).dependent(end), "{op}");
+        }
+        assert!(!end.dependent(on(Op::IsFinished, 1)));
+        // Questions commute with each other, not with what writes.
+        assert!(!on(Op::IsFinished, 0).dependent(on(Op::IsFinished, 0)));
+        assert!(on(Op::IsFinished, 0).dependent(on(Op::Unpark, 0)));
     }
 }

@@ -188,6 +188,9 @@ const fn semantics(op: Op) -> u8 {
         // (the operation's own step does).
         // A reference count's increment is `Relaxed`, as std's.
         Op::Spawn | Op::Yield | Op::Sleep | Op::SpinLoop | Op::Fence | Op::Choose | Op::Arrive | Op::RefInc => 0,
+        // std's `is_finished` is a `Relaxed` read of the result packet's
+        // count: it orders nothing (only `join` does).
+        Op::IsFinished | Op::Exit => 0,
         Op::TryLock | Op::TryReadLock | Op::RefRead | Op::RefUpgrade => TRY,
         Op::RefDec => RELEASE,
         // The decrement that frees acquires every other owner's release

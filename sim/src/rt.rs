@@ -108,6 +108,23 @@ pub fn step_when(op: Op, object: Option<ObjectId>, location: &'static Location<'
     announce(Pending::new(op, object, location), Some(ready), None);
 }
 
+/// Says that the thread whose object is `object` has ended (its result is
+/// in place): part of the step just taken, which is the thread's last (or
+/// the spawn that ran an idle thread to its end), since std gives a
+/// thread's end no moment of its own. Partial-order reduction then orders
+/// that step after every [`Op::IsFinished`] on `object` before it
+/// ([`Strategy::on_end`](crate::Strategy::on_end)). Does nothing outside
+/// an execution, after its verdict, during teardown or while the actor
+/// unwinds from a panic.
+pub fn ended(object: ObjectId) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        if !e.teardown && !std::thread::panicking() {
+            e.ended(object);
+        }
+    });
+}
+
 /// Operations an actor that is not unwinding may perform during teardown
 /// before it is abandoned.
 const TEARDOWN_BUDGET: u64 = 100_000;

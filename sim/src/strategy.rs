@@ -191,6 +191,14 @@ pub trait Strategy {
     /// Sees a step just taken; called only if [`Strategy::observes_steps`].
     fn on_step(&mut self, _step: &Step) {}
 
+    /// Learns that the step just taken also ended the thread whose object
+    /// is `object` ([`rt::ended`](crate::rt::ended)): for the dependency
+    /// of partial-order reduction, that step then touches `object` as
+    /// [`Access::End`](crate::Access::End) too (what an
+    /// [`Op::IsFinished`](crate::Op::IsFinished) depends on). Called only
+    /// if [`Strategy::observes_steps`].
+    fn on_end(&mut self, _object: ObjectId) {}
+
     /// Returns whether the whole search space has been explored.
     fn exhausted(&self) -> bool {
         false

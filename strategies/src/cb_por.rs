@@ -591,6 +591,15 @@ impl CbPor {
             .collect()
     }
 
+    /// The hash of event `i`'s action as the history has it now (its
+    /// objects named as when it was taken).
+    fn action_of(&self, i: usize) -> u64 {
+        let e = &self.history.events[i];
+        let name = |o: ObjectId| self.names.get(o.index()).copied().flatten().map_or(0, |n| n.0);
+        let objects = [e.object, e.second].map(|o| o.map(name));
+        action_hash(e.actor, e.seq, e.op, objects, e.value, self.history.clock_of(i))
+    }
+
     /// `Mark(s)` (Algorithm 2, lines 15-22) on the terminal state of the
     /// running execution, with an explicit stack in place of recursion.
     fn mark(&mut self) {
@@ -932,6 +941,31 @@ impl Strategy for CbPor {
             });
         }
         self.depth += 1;
+    }
+
+    fn on_end(&mut self, object: ObjectId) {
+        // The step just taken also ended a thread. Its action changes only
+        // if that orders it after an `is_finished` it did not come after
+        // (its clock grows); then so does the state reached.
+        let Some(i) = self.history.events.len().checked_sub(1) else { return };
+        let before = self.action_of(i);
+        if !self.history.end(object).is_some_and(|(_, grew)| grew) {
+            return;
+        }
+        let after = self.action_of(i);
+        let a = self.history.events[i].actor.index();
+        if let Some(last) = self.prefix[a].last_mut() {
+            *last ^= before ^ after;
+        }
+        self.hash ^= before ^ after;
+        if let Some(node) = self.nodes.last_mut().filter(|n| n.depth == i && !n.value) {
+            if let Alts::One(alt) = &mut node.alts {
+                alt.next = Next::Known(Some(self.hash));
+            }
+        }
+        if self.visited.contains(&self.hash) {
+            self.blocked = true;
+        }
     }
 
     fn end_execution(&mut self, outcome: &Outcome) {

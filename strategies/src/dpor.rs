@@ -59,11 +59,13 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, Pending, SchedulePoint, Shard, Step, Strategy};
+use samaritan_sim::{
+    ActorId, ChoiceError, ChoicePoint, Footprint, ObjectId, Op, Outcome, Pending, SchedulePoint, Shard, Step, Strategy,
+};
 
 use crate::actors::ActorSet;
 use crate::hapset::Coverage;
-use crate::hb::History;
+use crate::hb::{Clock, History};
 use crate::pool::{team, Member};
 use crate::shard::Split;
 
@@ -147,6 +149,8 @@ pub struct Dpor {
     coverage: Option<Arc<Mutex<Coverage>>>,
     /// Scratch space for the races of one step.
     targets: Vec<usize>,
+    /// Scratch space for the clock before the step that ended a thread.
+    scratch: Clock,
     /// Each actor's pending operation at the latest scheduling point (the
     /// operation it still had pending at the end, if it took no step
     /// after it).
@@ -304,13 +308,30 @@ impl Dpor {
     /// it, and before that only the latest does.
     fn races(&mut self, p: ActorId, racing: Pending) {
         let history = &self.history;
-        let before = history.clock_now(p);
-        let locks = history.locks(p);
         let end = history.events.len();
         // `p`'s previous event (or its spawn).
         let previous = history.of_actor(p).last().copied().or(history.spawned_at(p));
-        let (op, object) = (racing.op, racing.object);
         let mut targets = std::mem::take(&mut self.targets);
+        Self::dependents(history, history.clock_now(p), history.locks(p), end, previous, racing, &mut targets);
+        for &i in &targets {
+            self.add_backtrack(i, p, racing, end);
+        }
+        self.targets = targets;
+    }
+
+    /// The earlier events (before `end`) that `racing`, an operation of a
+    /// state with clock `before` and lock set `locks` whose actor's
+    /// previous event is `previous`, races with, into `targets`.
+    fn dependents(
+        history: &History,
+        before: &[u32],
+        locks: Option<&[ObjectId]>,
+        end: usize,
+        previous: Option<usize>,
+        racing: Pending,
+        targets: &mut Vec<usize>,
+    ) {
+        let (op, object) = (racing.op, racing.object);
         history.concurrent_dependents(
             racing.footprint(),
             before,
@@ -320,12 +341,32 @@ impl Dpor {
                 let e = &history.events[i];
                 History::may_coenable((e.op, e.object, history.locks_of(i)), (op, object, locks))
             },
-            &mut targets,
+            targets,
         );
+    }
+
+    /// The step just taken also ended the thread of `object`: it races
+    /// with each `is_finished` of that thread it does not come after, as
+    /// an operation ending the thread would, taken from the state before
+    /// the step.
+    fn end_races(&mut self, object: ObjectId) {
+        let Some(last) = self.history.events.len().checked_sub(1) else { return };
+        let (p, seq) = (self.history.events[last].actor, self.history.events[last].seq);
+        let mut before = std::mem::take(&mut self.scratch);
+        self.history.clock_after(p, seq - 1, &mut before);
+        let previous = match seq {
+            1 => self.history.spawned_at(p),
+            k => Some(self.history.of_actor(p)[k as usize - 2]),
+        };
+        let racing = Pending::new(Op::Exit, Some(object), self.history.events[last].location);
+        let mut targets = std::mem::take(&mut self.targets);
+        let locks = self.history.locks_of(last);
+        Self::dependents(&self.history, before.as_slice(), locks, last, previous, racing, &mut targets);
         for &i in &targets {
-            self.add_backtrack(i, p, racing, end);
+            self.add_backtrack(i, p, racing, last);
         }
         self.targets = targets;
+        self.scratch = before;
     }
 
     /// Adds to the backtrack set of the state event `i` was taken from a
@@ -567,6 +608,17 @@ impl Strategy for Dpor {
         self.next_sleep
             .extend(node.sleep.iter().copied().filter(|s| s.0 != step.actor && !s.1.footprint().dependent(taken)));
         self.depth += 1;
+    }
+
+    fn on_end(&mut self, object: ObjectId) {
+        if !self.blocked {
+            self.end_races(object);
+        }
+        self.history.end(object);
+        // Sleepers whose operation depends on the end wake, as after a
+        // step with that footprint.
+        let ended = Footprint { op: Op::Exit, object: Some(object), second: None };
+        self.next_sleep.retain(|s| !s.1.footprint().dependent(ended));
     }
 
     fn end_execution(&mut self, outcome: &Outcome) {

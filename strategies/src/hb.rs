@@ -20,9 +20,11 @@
 //!   event `i` happens before a state of actor `a` with clock `c` exactly
 //!   when `events[i].seq <= c[events[i].actor]`.
 //! - The writes of one object are totally ordered by happens-before, and a
-//!   write happens after every earlier event on its object: so once a
-//!   write happens before a state, so does everything on its object before
-//!   it (the rule that lets a backward walk stop early).
+//!   write happens after every earlier event on its object but an end
+//!   ([`Access::End`], a thread's, on its own object): so once a write
+//!   happens before a state, so does everything on its object before it
+//!   but the ends (the rule that lets a backward walk stop early, except
+//!   on an object with an end or for an end's own walk).
 
 use std::panic::Location;
 
@@ -110,6 +112,8 @@ pub(crate) struct Event {
     pub(crate) value: u32,
     /// The spawned child or the joined thread ([`Step::peer`]).
     pub(crate) peer: Option<ActorId>,
+    /// The object of a thread that ended during it ([`History::end`]).
+    pub(crate) end: Option<ObjectId>,
     clock: Span,
     preds: Span,
     /// Exclusive locks its actor held just before it; `None` when they
@@ -138,6 +142,12 @@ struct Touches {
     /// Whether any count change was recorded: reads must then look at
     /// every event, not only the writes.
     counted: bool,
+    /// Each actor's end on this object ([`Access::End`]: a thread's
+    /// object, one end at most). Writes do not order them, so they are
+    /// never cleared, and a backward walk must not stop at a write.
+    ends: Vec<(ActorId, u32)>,
+    /// Each actor's latest read, writes or not (what an end depends on).
+    last_reads: Vec<(ActorId, u32)>,
     /// Every one, by actor (for the predecessors within a prefix).
     by_actor: Vec<Vec<u32>>,
 }
@@ -149,6 +159,8 @@ impl Touches {
         self.reads.clear();
         self.counts.clear();
         self.counted = false;
+        self.ends.clear();
+        self.last_reads.clear();
         self.by_actor.iter_mut().for_each(Vec::clear);
     }
 
@@ -164,10 +176,17 @@ impl Touches {
                 self.reads.clear();
                 self.counts.clear();
             }
-            Access::Read => latest(&mut self.reads, actor, index),
+            Access::Read => {
+                latest(&mut self.reads, actor, index);
+                latest(&mut self.last_reads, actor, index);
+            }
             Access::Count => {
                 self.counted = true;
                 latest(&mut self.counts, actor, index);
+            }
+            Access::End => {
+                self.counted = true;
+                latest(&mut self.ends, actor, index);
             }
             Access::Local => {}
         }
@@ -176,12 +195,23 @@ impl Touches {
     /// The events a new access of this kind depends on directly: the last
     /// write, and since it each actor's latest read (for a write or a
     /// count change) and latest count change (for a write or a read).
+    /// An end depends on the reads since the last write and on nothing
+    /// else; a read also on every end.
     fn predecessors(&self, access: Access, out: &mut Vec<u32>) {
+        if access == Access::End {
+            // Reads before the last write happen before it, not before
+            // the end: each actor's latest read anywhere.
+            out.extend(self.last_reads.iter().map(|r| r.1));
+            return;
+        }
         if matches!(access, Access::Write | Access::Count) {
             out.extend(self.reads.iter().map(|r| r.1));
         }
         if matches!(access, Access::Write | Access::Read) {
             out.extend(self.counts.iter().map(|r| r.1));
+        }
+        if access == Access::Read {
+            out.extend(self.ends.iter().map(|r| r.1));
         }
         out.extend(self.writes.last().copied());
     }
@@ -410,6 +440,7 @@ impl History {
         match key {
             Some(o) if e.second == Some(o) => Access::Write,
             Some(o) if e.object == Some(o) => e.op.access(),
+            Some(o) if e.end == Some(o) => Access::End,
             Some(_) => Access::Local,
             None => e.op.clock(),
         }
@@ -443,8 +474,9 @@ impl History {
                 }
                 let theirs = self.access_on(i, key);
                 if self.happens_before(i, before) {
-                    // A write that happens before: so does all before it.
-                    if theirs == Access::Write {
+                    // A write that happens before: so does all before it,
+                    // but for ends, which writes do not order.
+                    if theirs == Access::Write && access != Access::End && touches.ends.is_empty() {
                         break;
                     }
                     continue;
@@ -533,11 +565,57 @@ impl History {
             seq,
             value: step.value,
             peer: step.peer,
+            end: None,
             clock: Span::of(&self.clock_data, clock_start),
             preds: Span::of(&self.pred_data, pred_start),
             locks,
         });
         index
+    }
+
+    /// Makes the last event also the end of the thread whose object is
+    /// `object` (it ended during that step: [`Strategy::on_end`]): an
+    /// [`Access::End`] of `object`, ordered after every read of it (each
+    /// `is_finished` asked before). Returns the event's index and whether
+    /// its clock grew by that.
+    ///
+    /// [`Strategy::on_end`]: samaritan_sim::Strategy::on_end
+    pub(crate) fn end(&mut self, object: ObjectId) -> Option<(usize, bool)> {
+        let index = self.events.len().checked_sub(1)?;
+        if self.objects.len() <= object.index() {
+            self.objects.resize(object.index() + 1, Touches::default());
+        }
+        let actor = self.events[index].actor;
+        let mut preds = std::mem::take(&mut self.gathered);
+        preds.clear();
+        self.objects[object.index()].predecessors(Access::End, &mut preds);
+        let mut clock = std::mem::take(&mut self.scratch);
+        let span = self.events[index].clock;
+        clock.copy_from(span.get(&self.clock_data));
+        let mut grew = false;
+        for &p in &preds {
+            let theirs = self.events[p as usize].clock.get(&self.clock_data);
+            if !self.happens_before(p as usize, clock.as_slice()) {
+                clock.join(theirs);
+                // The last event's predecessors are the last ones listed.
+                self.pred_data.push(p);
+                grew = true;
+            }
+        }
+        if grew {
+            // The last event's clock is the last one kept: rewrite it.
+            self.clock_data.truncate(span.start as usize);
+            self.clock_data.extend_from_slice(clock.as_slice());
+            let e = &mut self.events[index];
+            e.clock = Span::of(&self.clock_data, span.start as usize);
+            e.preds.len = (self.pred_data.len() - e.preds.start as usize) as u32;
+            self.clocks[actor.index()].copy_from(clock.as_slice());
+        }
+        self.scratch = clock;
+        self.gathered = preds;
+        self.events[index].end = Some(object);
+        self.objects[object.index()].record(index as u32, actor, Access::End);
+        Some((index, grew))
     }
 
     /// The immediate dependent predecessors a new event with footprint
@@ -574,7 +652,13 @@ impl History {
         for (key, touches, access) in self.touched_keys(fp) {
             let inner = touches.writes.partition_point(|&w| inside(w));
             let last_write = inner.checked_sub(1).map(|k| touches.writes[k]);
-            if access == Access::Count || access == Access::Write || touches.counted {
+            // An end and a read are not ordered by the writes between them.
+            let unordered = match access {
+                Access::End => Some(Access::Read),
+                Access::Read if !touches.ends.is_empty() => Some(Access::End),
+                _ => None,
+            };
+            if access == Access::Count || access == Access::Write || touches.counted || unordered.is_some() {
                 for (a, events) in touches.by_actor.iter().enumerate() {
                     let seq = |i: u32| self.events[i as usize].seq;
                     let k = events.partition_point(|&i| seq(i) <= held(a));
@@ -587,9 +671,18 @@ impl History {
                     {
                         out.push(latest);
                     }
+                    if let Some(other) = unordered {
+                        if let Some(&latest) =
+                            events[..k].iter().rev().find(|&&i| self.access_on(i as usize, key) == other)
+                        {
+                            out.push(latest);
+                        }
+                    }
                 }
             }
-            out.extend(last_write);
+            if access != Access::End {
+                out.extend(last_write);
+            }
         }
         if out.len() > 1 {
             out.sort_unstable();
@@ -656,6 +749,36 @@ mod tests {
             samaritan_sim::Pending::new(op, object.map(ObjectId::from_index), Location::caller()),
             peer.map(ActorId::from_index),
         )
+    }
+
+    #[test]
+    fn a_threads_end_comes_after_the_is_finished_before_it_and_before_those_after() {
+        let mut h = History::default();
+        // Main spawns t1 (thread object 0); t1 stores to atomic 1.
+        h.push(&step(0, 0, Op::Spawn, None, Some(1)));
+        let asked = h.push(&step(1, 0, Op::IsFinished, Some(0), None));
+        let last = h.push(&step(2, 1, Op::Store, Some(1), None));
+        assert!(!h.happens_before(asked, h.clock_of(last)), "a store does not depend on the question");
+        // The store was t1's last step: its end orders it after the question.
+        assert_eq!(h.end(ObjectId::from_index(0)), Some((last, true)));
+        assert!(h.happens_before(asked, h.clock_of(last)));
+        assert!(h.happens_before(asked, h.clock_now(ActorId::from_index(1))));
+        assert_eq!(h.preds_of(last).collect::<Vec<_>>(), vec![asked]);
+        // A question after the end depends on it, though a join-free
+        // write on the object (an unpark) came in between.
+        h.push(&step(3, 0, Op::Unpark, Some(0), None));
+        let fp = Footprint { op: Op::IsFinished, object: Some(ObjectId::from_index(0)), second: None };
+        let mut preds = Vec::new();
+        h.predecessors(fp, None, &mut preds);
+        assert!(preds.contains(&(last as u32)), "{preds:?}");
+        let cut = h.prefix_cut(h.events.len());
+        h.predecessors(fp, Some(&cut), &mut preds);
+        assert!(preds.contains(&(last as u32)), "{preds:?}");
+        // An end that follows no question orders nothing new.
+        let mut other = History::default();
+        other.push(&step(0, 0, Op::Spawn, None, Some(1)));
+        let store = other.push(&step(1, 1, Op::Store, Some(1), None));
+        assert_eq!(other.end(ObjectId::from_index(0)), Some((store, false)));
     }
 
     #[test]

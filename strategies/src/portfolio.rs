@@ -46,7 +46,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Shard, Step, Strategy};
+use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, ObjectId, Outcome, SchedulePoint, Shard, Step, Strategy};
 
 use crate::shard::shard_seed;
 use crate::{CbPor, Pct, Random};
@@ -289,6 +289,13 @@ impl Strategy for Portfolio {
         let part = self.part_mut();
         if part.observes_steps() {
             part.on_step(step);
+        }
+    }
+
+    fn on_end(&mut self, object: ObjectId) {
+        let part = self.part_mut();
+        if part.observes_steps() {
+            part.on_end(object);
         }
     }
 

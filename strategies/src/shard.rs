@@ -29,7 +29,7 @@
 //! Invariant: ownership is a function of the prefix alone, so every shard
 //! that meets a prefix agrees on its owner.
 
-use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Shard, Strategy};
+use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, ObjectId, Outcome, SchedulePoint, Shard, Step, Strategy};
 
 /// FNV-1a offset basis: the key of the empty prefix.
 const KEY_START: u64 = 0xcbf2_9ce4_8422_2325;
@@ -223,6 +223,14 @@ impl<S: Strategy> Strategy for Sharded<S> {
 
     fn observes_steps(&self) -> bool {
         self.inner.observes_steps()
+    }
+
+    fn on_step(&mut self, step: &Step) {
+        self.inner.on_step(step);
+    }
+
+    fn on_end(&mut self, object: ObjectId) {
+        self.inner.on_end(object);
     }
 
     fn exhausted(&self) -> bool {

@@ -3,6 +3,7 @@
 
 use samaritan::{Builder, Outcome, Report, SearchStrategy};
 
+pub(crate) mod finish_programs;
 pub(crate) mod litmus;
 pub(crate) mod models;
 pub(crate) mod programs;

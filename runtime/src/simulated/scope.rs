@@ -203,10 +203,14 @@ impl<T> ScopedJoinHandle<'_, T> {
     }
 
     /// Returns whether the thread has finished running its closure.
+    ///
+    /// Under `sim` a scheduling point; a thread that is done may still be
+    /// reported running once (std gives a thread's end no fixed moment).
+    #[track_caller]
     pub fn is_finished(&self) -> bool {
         match &self.0 {
             ScopedInner::Real { handle, .. } => handle.is_finished(),
-            ScopedInner::Sim(h, _) => h.is_finished(),
+            ScopedInner::Sim(h, _) => h.is_finished(Location::caller()),
         }
     }
 }

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use samaritan_sim::rt::{self, ObjectSlot};
-use samaritan_sim::Op;
+use samaritan_sim::{ActorId, Op};
 
 pub use super::local::LocalKey;
 use super::scope::ScopeData;
@@ -42,8 +42,18 @@ pub(super) struct SimThread {
     name: Option<String>,
     /// The park token, as in std: set by `unpark`, consumed by `park`.
     token: AtomicBool,
-    /// Set once the thread's closure has returned (or unwound).
+    /// Set once the thread's closure has returned (or unwound) and its
+    /// thread-local destructors ran: what `join` waits for.
     finished: AtomicBool,
+    /// Set once the thread's result is in place and it let go of it, before
+    /// its thread-local destructors run: what std's `is_finished` reports
+    /// (the result packet's count).
+    done: AtomicBool,
+    /// Whether an `is_finished` has answered `true` (later ones must too).
+    seen_done: AtomicBool,
+    /// Whether an `is_finished` answered `false` after it was done (at most
+    /// once: see [`SimHandle::is_finished`]).
+    stale: AtomicBool,
     /// Whether its last `park` woke spuriously (no second one in a row).
     spurious: AtomicBool,
     /// Whether the actor holds its own object while it runs (spawned threads
@@ -60,6 +70,9 @@ impl SimThread {
             name,
             token: AtomicBool::new(false),
             finished: AtomicBool::new(false),
+            done: AtomicBool::new(false),
+            seen_done: AtomicBool::new(false),
+            stale: AtomicBool::new(false),
             spurious: AtomicBool::new(false),
             held,
             slot: ObjectSlot::new(),
@@ -263,8 +276,37 @@ impl<T> SimHandle<T> {
         value.ok_or_else(|| Box::new("the simulated thread did not finish") as Box<dyn std::any::Any + Send>)
     }
 
-    pub(super) fn is_finished(&self) -> bool {
-        self.sim().finished.load(Ordering::Relaxed)
+    /// Whether the thread is done (std's `is_finished`). Inside an
+    /// execution a step ([`Op::IsFinished`]) that reads the thread's
+    /// object, so that the search explores it before and after the
+    /// thread's end. std gives the end of a thread no moment of its own:
+    /// between its last visible operation and the release of its result
+    /// any time may pass, so a thread that is done may still be reported
+    /// running. That answer is an explored choice, offered once per thread
+    /// (bounded like spurious wake-ups); once `true` has been answered,
+    /// every later answer is `true`.
+    pub(super) fn is_finished(&self, location: &'static Location<'static>) -> bool {
+        let sim = self.sim();
+        if !rt::active() {
+            return sim.done.load(Ordering::Relaxed);
+        }
+        rt::step(Op::IsFinished, Some(sim.object()), location);
+        let actor = ActorId::from_index(sim.actor.load(Ordering::Relaxed) as usize);
+        if !sim.done.load(Ordering::Relaxed) {
+            rt::note(&|name| format!("{} is still running", name(actor)));
+            false
+        } else if !sim.seen_done.load(Ordering::Relaxed)
+            && !sim.stale.load(Ordering::Relaxed)
+            && rt::choose_at(2, location) == 1
+        {
+            sim.stale.store(true, Ordering::Relaxed);
+            rt::note(&|name| format!("{} is done, but reported as still running", name(actor)));
+            false
+        } else {
+            sim.seen_done.store(true, Ordering::Relaxed);
+            rt::note(&|name| format!("{} has finished", name(actor)));
+            true
+        }
     }
 }
 
@@ -277,6 +319,14 @@ struct Exit {
 }
 
 impl Exit {
+    /// The thread's result is in place and released: it is done as std's
+    /// `is_finished` sees it. Reductions take that as part of the step
+    /// just taken ([`rt::ended`]).
+    fn done(&self) {
+        self.thread.done.store(true, Ordering::Relaxed);
+        rt::ended(self.thread.object());
+    }
+
     /// Leaves the scope, as std's thread does when it drops its result
     /// packet: before its thread-local destructors run.
     fn leave_scope(&mut self) {
@@ -329,6 +379,7 @@ where
         let value = f();
         *crate::lock(&packet.result) = Some(value);
         drop(packet);
+        exit.done();
         // As in std: the scope may end now, a `join` only once the
         // thread-local destructors ran (std's join waits for the OS thread,
         // which runs them at its exit, looping while they create values).
@@ -384,10 +435,14 @@ impl<T> JoinHandle<T> {
     }
 
     /// Returns whether the thread has finished running its closure.
+    ///
+    /// Under `sim` a scheduling point; a thread that is done may still be
+    /// reported running once (std gives a thread's end no fixed moment).
+    #[track_caller]
     pub fn is_finished(&self) -> bool {
         match &self.0 {
             Inner::Real { handle, .. } => handle.is_finished(),
-            Inner::Sim(h) => h.is_finished(),
+            Inner::Sim(h) => h.is_finished(Location::caller()),
         }
     }
 }
