@@ -68,6 +68,10 @@
 //! another order hash differently: the search then explores both (more
 //! executions, never fewer).
 //!
+//! `H`, the budget tables and `CB`'s memo are forgotten whenever one fills
+//! up ([`TABLE_CAP`] entries): they only prune or cache, so forgetting
+//! costs executions, never coverage, and bounds the search's memory.
+//!
 //! Workers ([`CbPor::team`]) share the search by work stealing
 //! (`pool.rs`), as the depth-first search that Algorithm 2 is: a worker
 //! asked for work gives half the alternatives left to it at its
@@ -92,7 +96,7 @@ use samaritan_sim::{
 use crate::hb::{canonical, component, Clock, History};
 use crate::pool::{team, Member};
 use crate::shard::Split;
-use crate::table::{Map, Set};
+use crate::table::{forget_when_full, Map, Set, TABLE_CAP};
 
 /// Execution steps per unit of work `Mark` and `CB` may do, beyond a
 /// fixed allowance ([`MARK_BASE`]): the work stays linear in the
@@ -239,6 +243,9 @@ pub struct CbPor {
     budgets: Map<(u64, u32), u32>,
     /// The same, whatever the switch key.
     budgets_any: Map<u64, u32>,
+    /// Entries each of `visited`, `memo` and the budget tables may hold
+    /// before it is forgotten ([`forget_when_full`]).
+    table_cap: usize,
     /// The running execution took a yield: the fair scheduler may filter
     /// from here on, so the budget table is neither read nor written.
     yielded: bool,
@@ -288,6 +295,7 @@ impl CbPor {
             memo: Map::default(),
             budgets: Map::default(),
             budgets_any: Map::default(),
+            table_cap: TABLE_CAP,
             yielded: false,
             blocked: false,
             cut_short: false,
@@ -589,6 +597,22 @@ impl CbPor {
                 base ^ self.action_at(Some(cut), a, fp, value, peer)
             })
             .collect()
+    }
+
+    /// Keeps each table within `table_cap` entries by forgetting a full
+    /// one. Sound: `H` and the budget tables only prune (a state missing
+    /// from them is explored again; an alternative closed while its state
+    /// was in `H` was covered then, and stays so), and `memo` is a cache
+    /// of `CB`. Memory then levels off however long the search runs.
+    fn bound_tables(&mut self) {
+        let cap = self.table_cap;
+        forget_when_full(&mut self.visited, cap);
+        forget_when_full(&mut self.memo, cap);
+        // The two budget tables answer one question: forget them together.
+        if forget_when_full(&mut self.budgets, cap) || forget_when_full(&mut self.budgets_any, cap) {
+            self.budgets.clear();
+            self.budgets_any.clear();
+        }
     }
 
     /// The hash of event `i`'s action as the history has it now (its
@@ -977,6 +1001,7 @@ impl Strategy for CbPor {
             self.budget = MARK_BASE + self.history.events.len() / MARK_STEPS_PER_UNIT;
             self.mark();
         }
+        self.bound_tables();
         // Back in the deepest `Search` frame with an open alternative, now
         // (not at the next execution's start) so that `exhausted` is known
         // as soon as the last execution ends; the frames done on the way
@@ -1057,3 +1082,7 @@ impl Strategy for CbPor {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "cb_por_tests.rs"]
+mod tests;
