@@ -96,7 +96,7 @@ use samaritan_sim::{
 use crate::hb::{canonical, component, Clock, History};
 use crate::pool::{team, Member};
 use crate::shard::Split;
-use crate::table::{forget_when_full, Map, Set, TABLE_CAP};
+use crate::table::{Map, Set, TABLE_CAP};
 
 /// Execution steps per unit of work `Mark` and `CB` may do, beyond a
 /// fixed allowance ([`MARK_BASE`]): the work stays linear in the
@@ -244,7 +244,7 @@ pub struct CbPor {
     /// The same, whatever the switch key.
     budgets_any: Map<u64, u32>,
     /// Entries each of `visited`, `memo` and the budget tables may hold
-    /// before it is forgotten ([`forget_when_full`]).
+    /// before it is forgotten ([`CbPor::bound_tables`]).
     table_cap: usize,
     /// The running execution took a yield: the fair scheduler may filter
     /// from here on, so the budget table is neither read nor written.
@@ -606,10 +606,14 @@ impl CbPor {
     /// of `CB`. Memory then levels off however long the search runs.
     fn bound_tables(&mut self) {
         let cap = self.table_cap;
-        forget_when_full(&mut self.visited, cap);
-        forget_when_full(&mut self.memo, cap);
+        if self.visited.len() >= cap {
+            self.visited.clear();
+        }
+        if self.memo.len() >= cap {
+            self.memo.clear();
+        }
         // The two budget tables answer one question: forget them together.
-        if forget_when_full(&mut self.budgets, cap) || forget_when_full(&mut self.budgets_any, cap) {
+        if self.budgets.len() >= cap || self.budgets_any.len() >= cap {
             self.budgets.clear();
             self.budgets_any.clear();
         }

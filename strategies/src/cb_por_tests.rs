@@ -70,3 +70,16 @@ fn tables_forgotten_when_full_cost_executions_not_outcomes() {
     // the same orders.
     assert_eq!(counts, vec![(6, 6, 6), (24, 24, 68), (60, 60, 468)]);
 }
+
+#[test]
+fn a_full_table_is_forgotten_and_keeps_its_room() {
+    let mut search = CbPor::new(0);
+    search.table_cap = 100;
+    search.visited.extend(0..99);
+    search.bound_tables();
+    assert_eq!(search.visited.len(), 99);
+    search.visited.insert(99);
+    let room = search.visited.capacity();
+    search.bound_tables();
+    assert_eq!((search.visited.len(), search.visited.capacity()), (0, room));
+}

@@ -56,53 +56,14 @@ pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<Mixer>>;
 /// A hash set with the [`Mixer`] hasher.
 pub(crate) type Set<K> = HashSet<K, BuildHasherDefault<Mixer>>;
 
-/// Entries a search's table may hold before it forgets them all: with the
+/// Entries a search's table that only prunes or caches may hold before it
+/// forgets them all (forgetting costs executions or recomputation, never
+/// coverage; the table keeps its memory for what comes next): with the
 /// keys and values the searches keep (8 to 24 bytes), tens of megabytes
 /// to a few hundred per table, so that a long search's memory levels off
 /// instead of growing with its executions (a cb-por search of a small
 /// queue grew by 1.5 GB a minute).
 pub(crate) const TABLE_CAP: usize = 1 << 23;
-
-/// Empties `table` once it holds `cap` entries or more (its memory is kept
-/// for what comes next); returns whether it did. For tables that only
-/// prune or cache: forgetting costs executions or recomputation, never
-/// coverage.
-pub(crate) fn forget_when_full<T>(table: &mut T, cap: usize) -> bool
-where
-    T: Forget,
-{
-    let full = table.entries() >= cap;
-    if full {
-        table.forget();
-    }
-    full
-}
-
-/// A table [`forget_when_full`] can bound.
-pub(crate) trait Forget {
-    fn entries(&self) -> usize;
-    fn forget(&mut self);
-}
-
-impl<K, V> Forget for Map<K, V> {
-    fn entries(&self) -> usize {
-        self.len()
-    }
-
-    fn forget(&mut self) {
-        self.clear();
-    }
-}
-
-impl<K> Forget for Set<K> {
-    fn entries(&self) -> usize {
-        self.len()
-    }
-
-    fn forget(&mut self) {
-        self.clear();
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -118,15 +79,5 @@ mod tests {
         assert_eq!(m.get(&(3u64.wrapping_mul(0x9e37_79b9_7f4a_7c15), 3)), Some(&3));
         let s: Set<u64> = (0..100).collect();
         assert!(s.contains(&99) && !s.contains(&100));
-    }
-
-    #[test]
-    fn a_full_table_is_forgotten_and_keeps_its_room() {
-        let mut s: Set<u64> = (0..99).collect();
-        assert!(!forget_when_full(&mut s, 100));
-        s.insert(99);
-        let room = s.capacity();
-        assert!(forget_when_full(&mut s, 100));
-        assert_eq!((s.len(), s.capacity()), (0, room));
     }
 }
