@@ -29,6 +29,11 @@ pub(crate) const MAX_WORKERS: u32 = 256;
 /// The strategies of a split search's workers, in order.
 pub(crate) type Parts = Vec<Box<dyn Strategy + Send>>;
 
+/// The workers of a team, as parts.
+fn boxed<S: Strategy + Send + 'static>(team: impl IntoIterator<Item = S>) -> Parts {
+    team.into_iter().map(|w| Box::new(w) as Box<dyn Strategy + Send>).collect()
+}
+
 /// One strategy per worker of `builder`'s shard, and the config they share
 /// (its execution budget this shard's share); `None` when the search is
 /// not split.
@@ -51,25 +56,14 @@ pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Con
     }
     config.max_executions = config.max_executions.map(|m| shard.share(m).max(1));
     // Searches whose workers share the shard's space by work stealing.
+    let n = workers as usize;
+    let (bound, seed, depth) = (builder.preemption_bound, builder.seed, builder.pct_depth);
     let team: Option<Parts> = match builder.strategy {
         _ if workers == 1 => None,
-        SearchStrategy::Dfs => {
-            let team = Dfs::team(workers as usize).into_iter();
-            Some(team.map(|w| Box::new(Sharded::new(w, shard)) as Box<dyn Strategy + Send>).collect())
-        }
-        SearchStrategy::Dpor => {
-            let team = Dpor::team(workers as usize, shard).into_iter();
-            Some(team.map(|w| Box::new(w) as Box<dyn Strategy + Send>).collect())
-        }
-        SearchStrategy::CbPor => {
-            let team = CbPor::team(workers as usize, builder.preemption_bound, shard).into_iter();
-            Some(team.map(|w| Box::new(w) as Box<dyn Strategy + Send>).collect())
-        }
-        SearchStrategy::Portfolio => {
-            let (bound, seed, depth) = (builder.preemption_bound, builder.seed, builder.pct_depth);
-            let team = Portfolio::team(workers as usize, bound, seed, depth, shard).into_iter();
-            Some(team.map(|w| Box::new(w) as Box<dyn Strategy + Send>).collect())
-        }
+        SearchStrategy::Dfs => Some(boxed(Dfs::team(n).into_iter().map(|w| Sharded::new(w, shard)))),
+        SearchStrategy::Dpor => Some(boxed(Dpor::team(n, shard))),
+        SearchStrategy::CbPor => Some(boxed(CbPor::team(n, bound, shard))),
+        SearchStrategy::Portfolio => Some(boxed(Portfolio::team(n, bound, seed, depth, shard))),
         _ => None,
     };
     if let Some(parts) = team {
@@ -81,14 +75,12 @@ pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Con
             let sub = Shard::new((shard.index() - 1) * workers + j, count).expect("checked by limits");
             let part: Box<dyn Strategy + Send> = match builder.strategy {
                 SearchStrategy::Dfs => Box::new(Sharded::new(Dfs::new(), sub)),
-                SearchStrategy::Icb => Box::new(Icb::sharded(builder.preemption_bound, sub)),
+                SearchStrategy::Icb => Box::new(Icb::sharded(bound, sub)),
                 SearchStrategy::Dpor => Box::new(Dpor::sharded(sub)),
-                SearchStrategy::CbPor => Box::new(CbPor::sharded(builder.preemption_bound, sub)),
-                SearchStrategy::Portfolio => {
-                    Box::new(Portfolio::sharded(builder.preemption_bound, builder.seed, builder.pct_depth, sub))
-                }
-                SearchStrategy::Random => Box::new(Random::new(shard_seed(builder.seed, sub))),
-                _ => Box::new(Pct::new(shard_seed(builder.seed, sub), builder.pct_depth)),
+                SearchStrategy::CbPor => Box::new(CbPor::sharded(bound, sub)),
+                SearchStrategy::Portfolio => Box::new(Portfolio::sharded(bound, seed, depth, sub)),
+                SearchStrategy::Random => Box::new(Random::new(shard_seed(seed, sub))),
+                _ => Box::new(Pct::new(shard_seed(seed, sub), depth)),
             };
             part
         })
