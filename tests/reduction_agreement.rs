@@ -277,6 +277,28 @@ fn cb_por_agrees_with_icb(
     (icb.executions, por.executions)
 }
 
+/// Asserts, for `program` explored by `explore`, that DPOR reaches DFS's
+/// outcomes `expected` (DFS's report `dfs`) and cb-por ICB's at bounds 0
+/// to 2 ([`dpor_agrees_with_dfs`], [`cb_por_agrees_with_icb`]); returns
+/// the executions of DPOR, of ICB and of cb-por (the last two summed over
+/// the bounds).
+#[track_caller]
+fn reductions_agree(
+    program: &dyn std::fmt::Debug,
+    dfs: &Report,
+    expected: &BTreeSet<Vec<u32>>,
+    explore: impl Fn(SearchStrategy, u32) -> (Report, BTreeSet<Vec<u32>>),
+) -> (u64, u64, u64) {
+    let dpor = dpor_agrees_with_dfs(program, dfs, expected, explore(SearchStrategy::Dpor, 0));
+    let (mut icb_total, mut por_total) = (0, 0);
+    for bound in 0..=2 {
+        let (icb, por) = cb_por_agrees_with_icb(program, bound, &explore);
+        icb_total += icb;
+        por_total += por;
+    }
+    (dpor.executions, icb_total, por_total)
+}
+
 #[test]
 fn cb_por_reaches_every_outcome_icb_reaches_at_each_bound() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -470,14 +492,9 @@ fn the_reductions_agree_on_reference_counting_programs() {
             continue;
         }
         checked += 1;
-        let dpor = dpor_agrees_with_dfs(&program, &dfs, &expected, ref_outcomes(&program, SearchStrategy::Dpor, 0));
+        let (dpor, icb, por) = reductions_agree(&program, &dfs, &expected, |s, b| ref_outcomes(&program, s, b));
         dfs_total += dfs.executions;
-        dpor_total += dpor.executions;
-        for bound in 0..=2 {
-            let (icb, por) = cb_por_agrees_with_icb(&program, bound, |s, b| ref_outcomes(&program, s, b));
-            icb_total += icb;
-            por_total += por;
-        }
+        (dpor_total, icb_total, por_total) = (dpor_total + dpor, icb_total + icb, por_total + por);
     }
     eprintln!("{checked} programs: dfs {dfs_total} dpor {dpor_total} icb {icb_total} cb-por {por_total}");
     assert!(checked >= 45, "only {checked} programs were small enough");
@@ -487,8 +504,8 @@ fn the_reductions_agree_on_reference_counting_programs() {
 /// Programs whose test closure asks `is_finished` of the threads it
 /// spawned between its own atomic accesses: the answer depends on
 /// whether a thread's end came first, which is no step of the thread's
-/// own, so the reductions must see it (the `exit` event) to explore both
-/// orders.
+/// own, so the reductions must see it (as part of the thread's last step:
+/// `Strategy::on_end`) to explore both orders.
 #[test]
 fn the_reductions_agree_on_programs_that_ask_whether_threads_finished() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -503,14 +520,9 @@ fn the_reductions_agree_on_programs_that_ask_whether_threads_finished() {
         let program = FinProgram::generate(&mut g);
         let (dfs, expected) = explore(&program, SearchStrategy::Dfs, 0);
         assert!(dfs.exhausted && !dfs.is_failure(), "{program:?}\n{dfs}");
-        let dpor = dpor_agrees_with_dfs(&program, &dfs, &expected, explore(&program, SearchStrategy::Dpor, 0));
+        let (dpor, icb, por) = reductions_agree(&program, &dfs, &expected, |s, b| explore(&program, s, b));
         dfs_total += dfs.executions;
-        dpor_total += dpor.executions;
-        for bound in 0..=2 {
-            let (icb, por) = cb_por_agrees_with_icb(&program, bound, |s, b| explore(&program, s, b));
-            icb_total += icb;
-            por_total += por;
-        }
+        (dpor_total, icb_total, por_total) = (dpor_total + dpor, icb_total + icb, por_total + por);
         // A thread with nothing to do is done as soon as it is spawned: a
         // `false` about it is the answer std allows for a thread that is
         // done but has not yet let go of its result.
@@ -534,10 +546,7 @@ fn the_reductions_agree_under(program: &Program) -> bool {
     let (dfs, expected) = outcomes(program, SearchStrategy::Dfs, 0);
     assert!(dfs.exhausted && !dfs.is_failure(), "{program:?}\n{dfs}");
     assert!(expected.is_superset(&seq_cst), "{program:?}");
-    dpor_agrees_with_dfs(program, &dfs, &expected, outcomes(program, SearchStrategy::Dpor, 0));
-    for bound in 0..=2 {
-        cb_por_agrees_with_icb(program, bound, |s, b| outcomes(program, s, b));
-    }
+    reductions_agree(program, &dfs, &expected, |s, b| outcomes(program, s, b));
     expected.len() > seq_cst.len()
 }
 

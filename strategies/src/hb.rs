@@ -139,8 +139,8 @@ struct Touches {
     /// Each actor's latest count change since the last write (one per
     /// actor).
     counts: Vec<(ActorId, u32)>,
-    /// Whether any count change was recorded: reads must then look at
-    /// every event, not only the writes.
+    /// Whether any count change or end was recorded: reads must then look
+    /// at every event, not only the writes.
     counted: bool,
     /// Each actor's end on this object ([`Access::End`]: a thread's
     /// object, one end at most). Writes do not order them, so they are
