@@ -3,8 +3,11 @@
 //! does it.
 //!
 //! - Production: std's own items, re-exported at zero cost.
-//! - `cfg(loom)` (`RUSTFLAGS="--cfg loom"`): loom's, so that `loom::model`
-//!   explores the core (the tests in `executor/tests/`).
+//! - `cfg(samaritan_loom)` (`RUSTFLAGS="--cfg samaritan_loom"`): loom's,
+//!   so that `loom::model` explores the core (the tests in
+//!   `executor/tests/`). The cfg is not loom's own `loom`: a user who
+//!   builds their crate with `--cfg loom` to run its loom tests (on loom
+//!   or on samaritan-loom) must not switch samaritan's executor onto loom.
 //! - This crate's own unit tests with the `sim` feature: samaritan-sync's
 //!   simulated types and this crate's simulated threads, so that samaritan
 //!   explorations check the core with samaritan itself. Only the test build
@@ -19,7 +22,7 @@
 //! `with`/`with_mut` in every backend, so that loom and samaritan's race
 //! detector check who touches a task's future.
 
-#[cfg(not(any(loom, all(test, feature = "sim"))))]
+#[cfg(not(any(samaritan_loom, all(test, feature = "sim"))))]
 mod backend {
     pub(crate) use crate::lock;
     pub(crate) use std::sync::{atomic, Condvar, Mutex, MutexGuard};
@@ -44,7 +47,7 @@ mod backend {
     }
 }
 
-#[cfg(loom)]
+#[cfg(samaritan_loom)]
 mod backend {
     pub(crate) use loom::cell::UnsafeCell;
     pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
@@ -118,7 +121,7 @@ mod backend {
     }
 }
 
-#[cfg(all(test, feature = "sim", not(loom)))]
+#[cfg(all(test, feature = "sim", not(samaritan_loom)))]
 mod backend {
     pub(crate) use crate::thread;
     pub(crate) use crate::thread_local;

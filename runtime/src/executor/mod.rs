@@ -43,7 +43,7 @@ mod runtime;
 #[cfg(feature = "sim")]
 pub(crate) mod sim;
 mod task;
-#[cfg(all(test, any(loom, feature = "sim")))]
+#[cfg(all(test, any(samaritan_loom, feature = "sim")))]
 pub(crate) mod tests;
 
 use std::fmt;

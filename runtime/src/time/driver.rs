@@ -175,7 +175,7 @@ pub(crate) fn register(deadline: Instant, entry: Arc<Entry>) {
 
 /// The driver's model test (issue #4), under samaritan and under loom; see
 /// `executor/tests/mod.rs`.
-#[cfg(all(test, any(loom, feature = "sim")))]
+#[cfg(all(test, any(samaritan_loom, feature = "sim")))]
 mod tests {
     use std::future::poll_fn;
     use std::task::Poll;
@@ -220,7 +220,7 @@ mod tests {
         assert!(entry.is_fired());
     }
 
-    #[cfg(not(loom))]
+    #[cfg(not(samaritan_loom))]
     #[test]
     fn a_registration_racing_the_timer_thread_is_fired_and_woken() {
         // 39 before spurious wake-ups of the timer thread's waits, 108
@@ -228,7 +228,7 @@ mod tests {
         model::check(138, registration_racing_fire);
     }
 
-    #[cfg(loom)]
+    #[cfg(samaritan_loom)]
     #[test]
     fn loom_a_registration_racing_the_timer_thread_is_fired_and_woken() {
         model::model(model::PREEMPTIONS, registration_racing_fire);

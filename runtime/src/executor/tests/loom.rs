@@ -1,4 +1,4 @@
-//! The models under loom (`RUSTFLAGS="--cfg loom"`); loom panics with the
+//! The models under loom (`RUSTFLAGS="--cfg samaritan_loom"`); loom panics with the
 //! failing interleaving when one fails or deadlocks.
 
 use super::{model, models, PREEMPTIONS};

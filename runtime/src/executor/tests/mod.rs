@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! cargo test -p samaritan-runtime --features sim --lib
-//! RUSTFLAGS="--cfg loom" cargo test -p samaritan-runtime --lib --release loom_
+//! RUSTFLAGS="--cfg samaritan_loom" cargo test -p samaritan-runtime --lib --release loom_
 //! ```
 //!
 //! Both searches bound preemptions at [`PREEMPTIONS`], as tokio's loom CI
@@ -20,9 +20,9 @@
 
 mod models;
 
-#[cfg(loom)]
+#[cfg(samaritan_loom)]
 mod loom;
-#[cfg(not(loom))]
+#[cfg(not(samaritan_loom))]
 mod samaritan;
 
 pub(crate) use super::park::block_on;
@@ -34,14 +34,14 @@ pub(crate) const PREEMPTIONS: u32 = 2;
 /// (the search `samaritan::Builder` runs by default, with the engine's
 /// default settings, so no `SAMARITAN_*` variable changes the counts) and
 /// checks that every execution passed, and that there were `executions`.
-#[cfg(not(loom))]
+#[cfg(not(samaritan_loom))]
 #[track_caller]
 pub(crate) fn check(executions: u64, model: fn()) {
     check_bounded(PREEMPTIONS, executions, model);
 }
 
 /// [`check`] with at most `preemptions` preemptions.
-#[cfg(not(loom))]
+#[cfg(not(samaritan_loom))]
 #[track_caller]
 pub(crate) fn check_bounded(preemptions: u32, executions: u64, model: fn()) {
     assert_passed(&explore(preemptions, model), preemptions, executions);
@@ -49,7 +49,7 @@ pub(crate) fn check_bounded(preemptions: u32, executions: u64, model: fn()) {
 
 /// Checks that every execution of a search up to `preemptions` passed, and
 /// that there were `executions`.
-#[cfg(not(loom))]
+#[cfg(not(samaritan_loom))]
 #[track_caller]
 pub(crate) fn assert_passed(report: &samaritan_sim::Report, preemptions: u32, executions: u64) {
     assert_eq!(report.outcome, samaritan_sim::Outcome::Pass, "{report}");
@@ -59,7 +59,7 @@ pub(crate) fn assert_passed(report: &samaritan_sim::Report, preemptions: u32, ex
 
 /// Explores `model` with at most `preemptions` preemptions and returns the
 /// report.
-#[cfg(not(loom))]
+#[cfg(not(samaritan_loom))]
 pub(crate) fn explore(preemptions: u32, model: fn()) -> samaritan_sim::Report {
     let mut config = samaritan_sim::Config::default();
     config.test_name = std::thread::current().name().map(str::to_string);
@@ -69,7 +69,7 @@ pub(crate) fn explore(preemptions: u32, model: fn()) -> samaritan_sim::Report {
 
 /// Runs `model` under every interleaving loom explores with at most
 /// `preemptions` preemptions; loom panics on a failure or a deadlock.
-#[cfg(loom)]
+#[cfg(samaritan_loom)]
 pub(crate) fn model(preemptions: u32, model: fn()) {
     let mut builder = ::loom::model::Builder::new();
     builder.preemption_bound = Some(preemptions as usize);
