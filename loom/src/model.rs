@@ -100,7 +100,6 @@ fn var<T: std::str::FromStr>(name: &str) -> Option<T> {
 impl Builder {
     /// Creates a builder from the `LOOM_*` environment variables, as
     /// loom's.
-    #[allow(clippy::new_without_default)] // As loom's.
     pub fn new() -> Builder {
         Builder {
             max_threads: DEFAULT_MAX_THREADS,
@@ -164,6 +163,13 @@ impl Builder {
             let _ = f;
             panic!("samaritan-loom explores only with its `sim` feature: depend on it with `features = [\"sim\"]`");
         }
+    }
+}
+
+impl Default for Builder {
+    /// [`Builder::new`], as loom's.
+    fn default() -> Builder {
+        Builder::new()
     }
 }
 
