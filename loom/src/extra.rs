@@ -99,31 +99,59 @@ pub mod hint {
     }
 }
 
-/// Support for [`crate::lazy_static!`].
+/// Support for [`crate::lazy_static!`], with what loom's module of the
+/// same name re-exports.
 pub mod lazy_static {
+    pub use samaritan::thread::{yield_now, AccessError};
+    #[doc(no_inline)]
+    pub use std::thread::panicking;
+
     /// A value initialized on first use; behind [`crate::lazy_static!`].
     ///
-    /// samaritan's `LazyLock`: unlike loom's, which initializes the value
-    /// again in each execution, the value made in the first execution
-    /// that forces it is kept for the later ones (each still takes the
-    /// initialization's steps). A value whose state one execution changes
-    /// and a later one reads makes executions differ beyond their
-    /// schedule, which samaritan reports as nondeterminism.
+    /// As loom's: inside an exploration each execution has its own value,
+    /// made on first use (a samaritan `OnceLock`, so a thread that arrives
+    /// while another initializes waits for it, as with the real
+    /// `lazy_static`, and reads its value after it) and dropped when the
+    /// test's closure returns, in the main thread (or, in an execution
+    /// that ends early, once it has ended). So a global registry or
+    /// domain starts empty in every execution, and a value holding an
+    /// `Arc` is not reported as a leak. The `&'static T` it hands out
+    /// lives as long as its execution, as loom's. Outside an exploration,
+    /// one value for the process, as `lazy_static`'s.
     #[derive(Debug)]
     pub struct Lazy<T: 'static> {
-        inner: samaritan::sync::LazyLock<T, fn() -> T>,
+        init: fn() -> T,
+        outside: std::sync::OnceLock<T>,
     }
 
     impl<T: 'static> Lazy<T> {
         #[doc(hidden)]
         pub const fn new(init: fn() -> T) -> Lazy<T> {
-            Lazy { inner: samaritan::sync::LazyLock::new(init) }
+            Lazy { init, outside: std::sync::OnceLock::new() }
         }
 
         /// Returns the value, initializing it first if needed.
         #[track_caller]
         pub fn get(&'static self) -> &'static T {
-            samaritan::sync::LazyLock::force(&self.inner)
+            #[cfg(feature = "sim")]
+            {
+                let key = self as *const Lazy<T> as usize;
+                let made = || -> Box<dyn std::any::Any> { Box::new(samaritan::sync::OnceLock::<T>::new()) };
+                if let Some(value) = samaritan_sim::rt::execution_value(key, made) {
+                    // SAFETY: made above as a `OnceLock<T>` for this key, and
+                    // kept (boxed, not moved) until the execution drops it:
+                    // the reference is valid for the rest of the execution,
+                    // which is how long loom's lazy values live too.
+                    let cell = unsafe { &*value }
+                        .downcast_ref::<samaritan::sync::OnceLock<T>>()
+                        .expect("a lazy_static's value has its type");
+                    // SAFETY: as above; the lifetime is the execution's,
+                    // which the caller cannot outlive inside it.
+                    let cell: &'static samaritan::sync::OnceLock<T> = unsafe { &*(cell as *const _) };
+                    return cell.get_or_init(self.init);
+                }
+            }
+            self.outside.get_or_init(self.init)
         }
     }
 }

@@ -52,7 +52,8 @@
 //!
 //! | loom 0.7 | here |
 //! |---|---|
-//! | `model`, `model::Builder::{new, check, checkpoint_file}` | samaritan's `Builder::check`; see [`model::Builder`] for each field |
+//! | `model`, `model::Builder::{new, default, check, checkpoint_file}` | samaritan's `Builder::check`; see [`model::Builder`] for each field |
+//! | features `futures`, `checkpoint` | accepted; they turn on nothing (`future` is always here; a replay token replaces checkpoints) |
 //! | `preemption_bound` / `LOOM_MAX_PREEMPTIONS` | `None`: `dpor` (every schedule up to independent steps, as loom); `Some(n)`: `cb-por` at bound `n` |
 //! | `max_branches` / `LOOM_MAX_BRANCHES` | the step bound of an execution; at loom's default (1000), samaritan's (100000), since every operation is a step |
 //! | `max_permutations` / `LOOM_MAX_PERMUTATIONS` | the execution budget |
@@ -64,7 +65,7 @@
 //! | `sync::Notify` (`notify`, `wait`) | a samaritan `Mutex<bool>` and `Condvar` |
 //! | `sync::atomic::*` with `with_mut`, `unsync_load`, `fence`, `spin_loop_hint` | samaritan's atomics under the C11 memory model (each load's choice of store explored, `Ordering`s honoured; SeqCst as RC11, so Dekker passes where loom flags it); `unsync_load` is a SeqCst load |
 //! | `cell::{UnsafeCell, ConstPtr, MutPtr}` (`with`, `with_mut`, `get`, `get_mut`, `deref`) | samaritan's race-checked cell; a `get`/`get_mut` access is checked when made, not while the pointer lives |
-//! | `lazy_static!` | samaritan's `LazyLock`, kept across executions (loom's is reset) |
+//! | `lazy_static!`, `lazy_static::{Lazy, AccessError, yield_now, panicking}` | as loom's: a value per execution, made on first use (a thread arriving meanwhile waits) and dropped when the test's closure returns |
 //! | `thread_local!` | samaritan's, per simulated thread |
 //! | `future::{block_on, AtomicWaker}` | samaritan's executor; `AtomicWaker` on a samaritan `Mutex` |
 //! | `hint::{spin_loop, unreachable_unchecked}` | a yielding step; a panic (as loom) |
@@ -119,8 +120,8 @@ pub fn stop_exploring() {}
 pub fn skip_branch() {}
 
 /// Declares lazily initialized statics; same syntax as loom's (and the
-/// `lazy_static` crate's). See [`lazy_static::Lazy`] for how it differs
-/// from loom's.
+/// `lazy_static` crate's), with a value per execution as loom's (see
+/// [`lazy_static::Lazy`]).
 #[macro_export]
 macro_rules! lazy_static {
     ($(#[$attr:meta])* static ref $N:ident : $T:ty = $e:expr; $($t:tt)*) => {

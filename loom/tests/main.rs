@@ -12,6 +12,8 @@ extern crate samaritan_loom as loom;
 #[cfg(feature = "sim")]
 mod api;
 #[cfg(feature = "sim")]
+mod compat;
+#[cfg(feature = "sim")]
 mod oneshot;
 #[cfg(feature = "sim")]
 mod refcount;

@@ -24,8 +24,6 @@ use crate::strategy::Pending;
 pub(crate) enum Resume {
     /// Go on: you were chosen.
     Run,
-    /// The execution is over: unwind so destructors run.
-    Teardown,
 }
 
 /// What an actor's coroutine hands back when it suspends.
@@ -35,23 +33,14 @@ pub(crate) enum Suspend {
     Started,
     /// It made a scheduling decision; `Execution::next` says who runs.
     Switch,
-    /// While unwinding at teardown it reached an operation that cannot
-    /// proceed yet (`ready` says when it can): the engine unwinds the
-    /// other actors, and resumes this one (with [`Resume::Run`]) once its
-    /// operation can proceed, or gives up on it.
-    Blocked,
     /// It reached an operation that can never proceed while it unwinds
-    /// (a panicking actor, which no other may run beside, or one that
-    /// loops at teardown): the engine gives up on unwinding it.
+    /// from its own panic (no other actor may run beside a panicking one):
+    /// the engine gives up on unwinding it.
     Stuck,
 }
 
 pub(crate) type Co = Coroutine<Resume, Suspend, (), DefaultStack>;
 pub(crate) type ActorYielder = Yielder<Resume, Suspend>;
-
-/// The panic payload that unwinds an actor at teardown.
-#[derive(Debug)]
-pub(crate) struct TeardownSignal;
 
 /// Where an actor is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,8 +71,6 @@ pub(crate) struct Actor {
     pub(crate) yielder: *const ActorYielder,
     /// Whether its last executed step was a yield.
     pub(crate) yielded: bool,
-    /// Whether teardown has sent it the signal to unwind.
-    pub(crate) torn: bool,
     /// The object of its last step on anything but a task's own poll or a
     /// wake: for a task pending in `poll`, what it was awaiting.
     pub(crate) awaiting: Option<ObjectId>,
@@ -125,7 +112,6 @@ impl Actor {
             co: Some(Box::new(co)),
             yielder: std::ptr::null(),
             yielded: false,
-            torn: false,
             awaiting: None,
             locals: Vec::new(),
             destroyed: Vec::new(),

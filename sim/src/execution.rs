@@ -9,7 +9,8 @@
 //! - The `RefCell` around an `Execution` is never borrowed across a
 //!   coroutine switch.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -43,6 +44,30 @@ pub(crate) struct ExecConfig {
     /// Whether the fair demonic scheduler filters the enabled actors.
     pub(crate) fair: bool,
 }
+
+/// Hashes an address (a `usize` key) with one multiplication: addresses
+/// are distinct and aligned, so their high bits after a multiply by an odd
+/// constant spread well.
+#[derive(Default)]
+pub(crate) struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    }
+}
+
+pub(crate) type BuildAddressHasher = BuildHasherDefault<AddressHasher>;
 
 /// An operation the running actor announces at its scheduling point.
 #[derive(Clone, Copy)]
@@ -83,8 +108,6 @@ pub(crate) struct Execution {
     pub(crate) steps: u64,
     pub(crate) outcome: Option<Outcome>,
     pub(crate) teardown: bool,
-    /// Operations performed during teardown by actors not unwinding.
-    pub(crate) teardown_ops: u64,
     /// Virtual time in nanoseconds; `sleep` advances it, and so does firing
     /// a timer when no actor can run.
     pub(crate) clock_ns: u64,
@@ -118,6 +141,18 @@ pub(crate) struct Execution {
     pub(crate) memory: Memory,
     /// Values created in this execution that must be freed by its end.
     pub(crate) allocations: Allocations,
+    /// The objects of primitives that keep no slot of their own, by
+    /// address (`rt::object_at`).
+    pub(crate) addresses: HashMap<usize, ObjectId, BuildAddressHasher>,
+    /// The statics this execution claimed, each with what puts back the
+    /// state it had when the execution first used it (`rt::keep_static`),
+    /// run once the execution has ended.
+    pub(crate) restores: Vec<(usize, Box<dyn FnOnce()>)>,
+    /// Static objects this execution used but whose state it will not put
+    /// back, and why (`rt::keep_static`).
+    pub(crate) unrestored: Vec<(ObjectId, &'static str)>,
+    /// Values kept for this execution only, by key (`rt::execution_value`).
+    pub(crate) values: Vec<(usize, Box<dyn std::any::Any>)>,
     views: Vec<ActorView>,
     enabled: Vec<ActorId>,
     fairness: Fairness,
@@ -145,7 +180,6 @@ impl Execution {
             steps: 0,
             outcome: None,
             teardown: false,
-            teardown_ops: 0,
             clock_ns: 0,
             timers: Vec::new(),
             next_timer: u64::MAX,
@@ -160,6 +194,10 @@ impl Execution {
             race: Races::default(),
             memory: Memory::default(),
             allocations: Allocations::default(),
+            addresses: HashMap::default(),
+            restores: Vec::new(),
+            unrestored: Vec::new(),
+            values: Vec::new(),
             views: Vec::with_capacity(4),
             enabled: Vec::with_capacity(4),
             fairness: Fairness::default(),
@@ -182,7 +220,6 @@ impl Execution {
         self.steps = 0;
         self.outcome = None;
         self.teardown = false;
-        self.teardown_ops = 0;
         self.clock_ns = 0;
         self.timers.clear();
         self.next_timer = u64::MAX;
@@ -192,6 +229,10 @@ impl Execution {
         self.race.reset();
         self.memory.reset();
         self.allocations.reset();
+        self.addresses.clear();
+        debug_assert!(self.restores.is_empty(), "statics are restored before the next execution");
+        self.unrestored.clear();
+        debug_assert!(self.values.is_empty(), "execution values are dropped before the next execution");
         self.views.clear();
         self.enabled.clear();
         self.fairness.reset();
@@ -647,9 +688,27 @@ impl Execution {
         }
     }
 
+    /// What a nondeterminism report adds about the statics this execution
+    /// used and will not put back (`rt::keep_static`), the likely cause.
+    pub(crate) fn unrestored_note(&self) -> Option<String> {
+        let (first, rest) = self.unrestored.split_first()?;
+        let mut note = format!(
+            "; {} is in a `static` whose state samaritan cannot put back between executions: {}",
+            self.object_name(first.0),
+            first.1
+        );
+        for (object, why) in rest {
+            note.push_str(&format!("; so is {}: {why}", self.object_name(*object)));
+        }
+        Some(note)
+    }
+
     fn choice_failure(&self, err: ChoiceError) -> Outcome {
         match err {
-            ChoiceError::Nondeterminism { detail } => Outcome::Nondeterminism { step: self.steps, detail },
+            ChoiceError::Nondeterminism { mut detail } => {
+                detail.push_str(&self.unrestored_note().unwrap_or_default());
+                Outcome::Nondeterminism { step: self.steps, detail }
+            }
             ChoiceError::ScheduleMismatch { detail } => Outcome::ScheduleMismatch { step: self.steps, detail },
             // Handled where it is asked (`ask_strategy`, `choose_value`).
             ChoiceError::Redundant => Outcome::Pass,

@@ -38,8 +38,10 @@ pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -
             report.outcome = Outcome::Nondeterminism {
                 step: again.failure.as_ref().map_or(0, |f| f.trace.lines.len() as u64),
                 detail: format!(
-                    "execution 1 passed when searched, but its schedule ended with \"{}\" when replayed after execution {} failed",
-                    again.outcome, report.executions
+                    "execution 1 passed when searched, but its schedule ended with \"{}\" when replayed after execution {} failed{}",
+                    again.outcome,
+                    report.executions,
+                    report.unrestored.as_deref().or(again.unrestored.as_deref()).unwrap_or_default()
                 ),
             };
             return report;
@@ -60,8 +62,10 @@ pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -
             report.outcome = Outcome::Nondeterminism {
                 step: other.as_ref().map_or(0, |f| f.trace.lines.len() as u64),
                 detail: format!(
-                    "the failing schedule ended with \"{}\" when searched but with \"{}\" when replayed",
-                    report.outcome, traced.outcome
+                    "the failing schedule ended with \"{}\" when searched but with \"{}\" when replayed{}",
+                    report.outcome,
+                    traced.outcome,
+                    report.unrestored.as_deref().or(traced.unrestored.as_deref()).unwrap_or_default()
                 ),
             };
         }

@@ -41,6 +41,7 @@ mod run;
 mod schedule;
 mod search;
 mod shard;
+mod statics;
 mod strategy;
 mod throttle;
 mod trace;

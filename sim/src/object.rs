@@ -2,6 +2,10 @@
 
 use crate::op::ActorId;
 
+/// What releases a lock for a holder abandoned with its guard: the
+/// primitive's words and its function of them (`rt::on_abandon`).
+pub(crate) type Release = ([usize; 2], unsafe fn([usize; 2]));
+
 /// The engine's record of a shared object.
 #[derive(Debug)]
 pub(crate) struct ObjectInfo {
@@ -18,11 +22,18 @@ pub(crate) struct ObjectInfo {
     /// How the trace shows a value this object holds (an atomic's, as the
     /// memory model's 64 bits); `None`: values are not shown.
     pub(crate) show: Option<fn(u64) -> Option<String>>,
+    /// A bit of state the primitive keeps here rather than in itself (an
+    /// atomic has no room beside its value): false when registered.
+    pub(crate) flag: bool,
+    /// How to release the object for a holder abandoned when its
+    /// execution ends early (`rt::on_abandon`): the primitive's words and
+    /// function.
+    pub(crate) abandon: Option<Release>,
 }
 
 impl ObjectInfo {
     /// A fresh object of `kind`: held by nobody, standing for no actor.
     pub(crate) fn new(kind: &'static str) -> ObjectInfo {
-        ObjectInfo { kind, holders: Vec::new(), actor: None, memory: false, show: None }
+        ObjectInfo { kind, holders: Vec::new(), actor: None, memory: false, show: None, flag: false, abandon: None }
     }
 }

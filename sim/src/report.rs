@@ -90,6 +90,9 @@ pub struct Report {
     /// out by work stealing ([`Strategy::rank`](crate::Strategy::rank)),
     /// for choosing among the workers' failures.
     pub(crate) rank: Option<Vec<u32>>,
+    /// The first execution's note on statics it used and could not put
+    /// back (`rt::keep_static`), for a nondeterminism report.
+    pub(crate) unrestored: Option<String>,
 }
 
 /// A budget that can stop a search.
@@ -148,6 +151,7 @@ impl Report {
             elsewhere: 0,
             workers: 1,
             rank: None,
+            unrestored: None,
         }
     }
 

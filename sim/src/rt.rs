@@ -14,7 +14,7 @@ use std::any::Any;
 use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::actor::{Resume, Status, Suspend, TeardownSignal};
+use crate::actor::{Resume, Status, Suspend};
 use crate::execution::{Announce, Next};
 use crate::op::{ActorId, ObjectId, Op};
 use crate::run::{self, with_exec, ExecCell};
@@ -73,6 +73,163 @@ impl ObjectSlot {
     }
 }
 
+/// Returns the object at `address` in the running execution, registering
+/// it under `kind` on first use there; the second value is `true` when it
+/// was registered just now. For a primitive with no room for an
+/// [`ObjectSlot`] (an atomic keeps std's layout): the execution keeps the
+/// object of each address it met. A value moved after it was used is a
+/// new object at its new address (its history starts from the value it
+/// holds); a value dropped must say so ([`forget_at`]), or another
+/// created at the same address in the same execution would continue it.
+///
+/// # Panics
+///
+/// Outside an execution.
+#[inline]
+pub fn object_at(address: usize, kind: &'static str) -> (ObjectId, bool) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        if let Some(&id) = e.addresses.get(&address) {
+            return (id, false);
+        }
+        let id = ObjectId(e.objects.len() as u32);
+        e.objects.push(crate::execution::ObjectInfo::new(kind));
+        e.addresses.insert(address, id);
+        (id, true)
+    })
+    .expect("object_at called outside an execution")
+}
+
+/// Forgets the object at `address` ([`object_at`]): the value there was
+/// dropped, so a value made at the same address later is another object.
+/// Does nothing outside an execution.
+pub fn forget_at(address: usize) {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        if e.addresses.remove(&address).is_some() && !e.restores.is_empty() {
+            // A static's value dropped in place (a slot of a static pool):
+            // nothing is left there to put back.
+            let generation = e.generation;
+            e.restores.retain(|(at, _)| *at != address);
+            crate::statics::release(address, generation);
+        }
+    });
+}
+
+/// Says how to release `object` (a lock) for a holder that is abandoned
+/// when its execution ends early: the engine does not unwind such a
+/// thread, so the guard it holds is never dropped, and once every thread
+/// has stopped the engine calls `release(data)` once for each such holder
+/// ([`acquired`] and not [`released`]), with nothing borrowed, before the
+/// threads' stacks are reused. Call it when the object is registered.
+///
+/// `release` must make the lock free for one holder (a real lock's
+/// forced unlock) and only touch the object `data` names, which must be
+/// alive while any thread holds it.
+pub fn on_abandon(object: ObjectId, data: [usize; 2], release: unsafe fn([usize; 2])) {
+    with_exec(|cell| {
+        if let Some(info) = cell.borrow_mut().objects.get_mut(object.index()) {
+            info.abandon = Some((data, release));
+        }
+    });
+}
+
+/// Returns the bit of state a primitive keeps on `object` in the engine
+/// (false when the object was registered); false outside an execution.
+pub fn flag(object: ObjectId) -> bool {
+    with_exec(|cell| cell.borrow().objects.get(object.index()).is_some_and(|o| o.flag)).unwrap_or(false)
+}
+
+/// Sets the bit of state a primitive keeps on `object` ([`flag`]).
+pub fn set_flag(object: ObjectId, value: bool) {
+    with_exec(|cell| {
+        if let Some(info) = cell.borrow_mut().objects.get_mut(object.index()) {
+            info.flag = value;
+        }
+    });
+}
+
+/// Returns the value the running execution keeps under `key` (the
+/// address of a `static` that stands for it), made by `make` on the first
+/// call in the execution; `None` outside an execution. The values live
+/// until the main thread's body returns and are dropped then, in the main
+/// thread (or, in an execution that ends early, once it has ended): as
+/// loom keeps its `lazy_static!` values, one per execution. A value made
+/// after that lives to the execution's end.
+///
+/// The pointer is valid until the value is dropped; `make` runs with the
+/// engine free, and may take steps.
+pub fn execution_value(key: usize, make: impl FnOnce() -> Box<dyn Any>) -> Option<*const dyn Any> {
+    let found = with_exec(|cell| {
+        let e = cell.borrow();
+        e.values.iter().find(|(k, _)| *k == key).map(|(_, v)| &**v as *const dyn Any)
+    })?;
+    if found.is_some() {
+        return found;
+    }
+    let value = make();
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        // `make` may have taken steps, and another actor made it then.
+        if let Some((_, v)) = e.values.iter().find(|(k, _)| *k == key) {
+            return &**v as *const dyn Any;
+        }
+        e.values.push((key, value));
+        &*e.values.last().expect("just pushed").1 as *const dyn Any
+    })
+}
+
+/// Returns whether `address` lies in the program's statics (Linux only:
+/// elsewhere, always false). See [`keep_static`].
+pub fn is_static(address: usize) -> bool {
+    crate::statics::is_static(address)
+}
+
+/// Keeps a primitive in a `static` from carrying one execution's state
+/// into the next: when `address` (the primitive's own) lies in the
+/// program's statics, calls `save`, which saves the primitive's state and
+/// returns what puts it back, and runs that once the execution has ended
+/// (after teardown, outside the execution). Call it when the primitive's
+/// `object` is registered in an execution, before the first access
+/// changes anything. Returns whether the state will be put back.
+///
+/// `save` may refuse, saying why (a lock's data that was used outside any
+/// exploration first cannot be copied); a static another exploration
+/// running at the same time uses (a second worker, a test on another
+/// thread) is shared for real, and `save` is not called. Either way a
+/// nondeterminism report names the object and why. Statics are known on
+/// Linux only; elsewhere nothing is saved.
+pub fn keep_static(
+    address: usize,
+    object: ObjectId,
+    save: impl FnOnce() -> Result<Box<dyn FnOnce()>, &'static str>,
+) -> bool {
+    if !crate::statics::is_static(address) {
+        return false;
+    }
+    let Some(generation) = with_exec(|cell| cell.borrow().generation) else { return false };
+    let saved = if crate::statics::claim(address, generation) {
+        // `save` may run the primitive's own code (a lock): the engine is
+        // not borrowed meanwhile.
+        let saved = save();
+        if saved.is_err() {
+            crate::statics::release(address, generation);
+        }
+        saved
+    } else {
+        Err("it is shared with another exploration running at the same time (a second worker, or a test on another thread)")
+    };
+    let kept = saved.is_ok();
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        match saved {
+            Ok(restore) => e.restores.push((address, restore)),
+            Err(why) => e.unrestored.push((object, why)),
+        }
+    });
+    kept
+}
+
 /// Announces `op` on `object` and returns once this actor may perform it.
 #[inline]
 pub fn step(op: Op, object: Option<ObjectId>, location: &'static Location<'static>) {
@@ -125,10 +282,6 @@ pub fn ended(object: ObjectId) {
     });
 }
 
-/// Operations an actor that is not unwinding may perform during teardown
-/// before it is abandoned.
-const TEARDOWN_BUDGET: u64 = 100_000;
-
 fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>, taken: Option<&dyn Fn() -> Op>) {
     let Some(cell) = run::with_exec(|c| c as *const ExecCell) else { return };
     // SAFETY: `with_exec` handed out a pointer to the live execution, which
@@ -138,46 +291,18 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>, taken: Option<&d
     {
         let mut e = cell.borrow_mut();
         me = e.current.expect("a visible operation outside any actor");
-        // While tearing down, or while this actor unwinds from a panic (the
-        // execution is failing; another actor must not run and observe
+        // While this actor unwinds from a panic (the execution is failing;
+        // another actor must not run and observe
         // `std::thread::panicking()`), operations take no step.
-        let unwinding = std::thread::panicking();
-        if e.teardown || unwinding {
-            // An actor that caught the teardown signal and goes on looping
-            // would keep teardown from ending: past a budget of operations
-            // it is abandoned like one that cannot proceed.
-            let runaway = e.teardown && !unwinding && {
-                e.teardown_ops += 1;
-                e.teardown_ops > TEARDOWN_BUDGET
-            };
-            if !runaway && ready.is_none_or(|r| r()) {
+        if std::thread::panicking() {
+            if ready.is_none_or(|r| r()) {
                 return;
             }
-            if e.teardown && !runaway {
-                // Unwinding at teardown, it waits on another actor (a
-                // destructor takes a lock another holds): let the others
-                // unwind first, and go on once it can.
-                let ready = ready.map(|r| {
-                    // SAFETY: as below, the closure lives on this frame,
-                    // which stays put while the actor is suspended here;
-                    // `ready` is cleared before this call returns.
-                    unsafe {
-                        std::mem::transmute::<*const (dyn Fn() -> bool + '_), *const (dyn Fn() -> bool + 'static)>(r)
-                    }
-                });
-                e.actors[me.index()].ready = ready;
-                drop(e);
-                run::suspend(cell, me, Suspend::Blocked);
-                cell.borrow_mut().actors[me.index()].ready = None;
-                return;
-            }
-            // It can never go on. A panicking actor's panic is the verdict:
-            // record it now, since its unwinding ends here.
-            if !e.teardown {
-                let (message, location) = crate::panics::in_flight();
-                let actor = e.actor_name(me);
-                e.fail(crate::outcome::Outcome::Panic { actor, message, location });
-            }
+            // It can never go on. Its panic is the verdict: record it now,
+            // since its unwinding ends here.
+            let (message, location) = crate::panics::in_flight();
+            let actor = e.actor_name(me);
+            e.fail(crate::outcome::Outcome::Panic { actor, message, location });
             drop(e);
             // Give up unwinding this actor: its stack is abandoned with
             // the unwinding half done, which leaves this OS thread's panic
@@ -215,13 +340,6 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>, taken: Option<&d
         let why = if starting { Suspend::Started } else { Suspend::Switch };
         match run::suspend(cell, me, why) {
             Resume::Run => {}
-            Resume::Teardown => {
-                let mut e = cell.borrow_mut();
-                e.actors[me.index()].ready = None;
-                e.actors[me.index()].taken = None;
-                drop(e);
-                std::panic::resume_unwind(Box::new(TeardownSignal));
-            }
         }
     }
 }
@@ -475,12 +593,6 @@ fn cell_access(cell: &CellSlot, kind: &'static str, write: bool, location: &'sta
             e.fail(outcome);
         }
     });
-}
-
-/// Returns whether the running execution is being torn down (its actors
-/// unwind because it ended early, not because the program panicked).
-pub fn tearing_down() -> bool {
-    with_exec(|cell| cell.borrow().teardown).unwrap_or(false)
 }
 
 /// Returns whether weak compare-exchange may fail spuriously, and

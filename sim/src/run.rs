@@ -11,7 +11,7 @@ use std::panic::{self, AssertUnwindSafe};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
 
-use crate::actor::{Actor, Co, Resume, Status, Suspend, TeardownSignal};
+use crate::actor::{Actor, Co, Resume, Status, Suspend};
 use crate::execution::{Execution, Next};
 use crate::op::ActorId;
 use crate::outcome::Outcome;
@@ -83,6 +83,16 @@ pub(crate) fn destroy_locals() {
     }
 }
 
+/// Drops the values the running execution keeps (`rt::execution_value`),
+/// the last made first, one at a time with the engine unborrowed (a drop
+/// may take steps, or make another value, which is dropped in turn).
+pub(crate) fn drop_values() {
+    loop {
+        let Some(value) = with_exec(|cell| cell.borrow_mut().values.pop()).flatten() else { return };
+        drop(value);
+    }
+}
+
 /// Takes a stack of at least `size` bytes (the pool's by default) for an
 /// actor about to start, or returns why it cannot be had.
 pub(crate) fn take_stack(cell: &ExecCell, size: Option<usize>) -> std::io::Result<DefaultStack> {
@@ -115,7 +125,14 @@ pub(crate) unsafe fn start_actor(
     };
     let entry = move |yielder: &corosensei::Yielder<Resume, Suspend>, _: Resume| {
         with_exec(|cell| cell.borrow_mut().actors[id.index()].yielder = yielder);
-        let result = panic::catch_unwind(AssertUnwindSafe(body));
+        let result = panic::catch_unwind(AssertUnwindSafe(move || {
+            body();
+            if id == ActorId::MAIN {
+                // The execution's values go when the test's body returns,
+                // dropped by the main thread (`rt::execution_value`).
+                drop_values();
+            }
+        }));
         panics::caught();
         // Thread-local destructors run here, as in std at thread exit
         // (those of a runtime thread have run already, before it counted
@@ -128,16 +145,12 @@ pub(crate) unsafe fn start_actor(
         }));
         panics::caught();
         for payload in [result.err(), dropped.err()].into_iter().flatten() {
-            if !payload.is::<TeardownSignal>() {
-                let (message, location) = panics::describe(&*payload);
-                with_exec(|cell| {
-                    let mut e = cell.borrow_mut();
-                    if !e.teardown {
-                        let actor = e.actor_name(id);
-                        e.fail(Outcome::Panic { actor, message, location });
-                    }
-                });
-            }
+            let (message, location) = panics::describe(&*payload);
+            with_exec(|cell| {
+                let mut e = cell.borrow_mut();
+                let actor = e.actor_name(id);
+                e.fail(Outcome::Panic { actor, message, location });
+            });
             // Dropping a payload runs arbitrary code; keep it contained.
             let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(payload)));
         }
@@ -297,22 +310,17 @@ fn on_overflow(index: usize) {
 }
 
 /// What to say on standard error when a panic starts while the running
-/// actor unwinds (from a panic, `first`, or torn down at the end of the
-/// execution), which makes std abort the process once it leaves the
-/// destructor: both panics, the execution's verdict if it has one, and the
-/// replay token of what ran so far. `None` when the actor does not unwind.
+/// actor unwinds from its own panic (`first`), which makes std abort the
+/// process once it leaves the destructor (as it would in production): both
+/// panics, the execution's verdict if it has one, and the replay token of
+/// what ran so far. `None` when the actor does not unwind. (samaritan
+/// never unwinds a thread itself: see [`teardown`].)
 fn before_abort(first: Option<(&str, &str)>, second: (&str, &str)) -> Option<String> {
     with_exec(|cell| {
         let e = cell.try_borrow().ok()?;
         let me = e.current?;
-        let torn = e.teardown && e.actors.get(me.index()).is_some_and(|a| a.torn);
-        let why = match (first, torn) {
-            (Some((message, location)), _) => format!("from its panic at {location}: {message}"),
-            (None, true) => {
-                "at the end of the execution (samaritan unwinds the threads left so that destructors run)".to_string()
-            }
-            (None, false) => return None,
-        };
+        let (message, location) = first?;
+        let why = format!("from its panic at {location}: {message}");
         let mut note = format!(
             "samaritan: thread '{}' panicked at {}: {}\nsamaritan: while it was unwinding {why}.\n\
              samaritan: std aborts the process on a panic that leaves a destructor during unwinding; before it does:\n",
@@ -344,81 +352,80 @@ fn before_abort(first: Option<(&str, &str)>, second: (&str, &str)) -> Option<Str
     .flatten()
 }
 
-/// Unwinds every actor that has not finished, so that destructors run.
+/// Ends an execution that stopped early: every actor that has not
+/// finished is abandoned where it stands, not unwound.
 ///
-/// Deadlocked actors are unwound too, though std never unwinds a
-/// deadlocked thread: a guard they hold may be a `static` lock's, whose
-/// real lock the next execution needs. A destructor that panics during
-/// this unwinding aborts the process (std's rule for a panic leaving a
-/// destructor during unwinding); the panic hook writes the execution's
-/// verdict, both panics and its replay token first ([`before_abort`]).
+/// Unwinding the threads that were cut short (the other side of a
+/// deadlock, threads still running when another panicked or the step
+/// bound was reached) would run their destructors, but a destructor that
+/// panics while its thread unwinds makes std abort the whole process, the
+/// test binary with every later test in it. So their frames are left as
+/// they are, as if `mem::forget`: their destructors do not run and what
+/// they own is leaked (a few values per execution cut short). Locks they
+/// hold are released (`rt::on_abandon`), so that a lock that outlives the
+/// execution (a `static`, or one the test's closure captured) is free for
+/// the next one; then their stacks go back to the pool. A value pinned on
+/// such a stack that something outside the execution still points to (an
+/// intrusive waiter list in a static or captured object) is the one case
+/// this cannot make safe; samaritan's own primitives keep no such
+/// pointers.
 ///
-/// Actors unwind in id order; one whose destructor waits for another
-/// actor (a lock another holds) suspends, the others go on, and it is
-/// resumed once it can proceed. Actors still waiting when no actor can
-/// move any more are abandoned, their stacks leaked (counted in
-/// `Execution::leaked`). Actors spawned by destructors are torn down too.
+/// An actor abandoned half-way through unwinding from its own panic
+/// leaves this OS thread's panic count raised; the explorer then moves to
+/// a fresh thread (search module invariant).
 fn teardown(cell: &ExecCell) {
-    {
+    let releases = {
         let mut e = cell.borrow_mut();
         e.teardown = true;
-        if e.actors.iter().any(|a| a.overflowed) {
-            // The other actors may borrow from the overflowed actor's
-            // discarded frames (scoped threads): none of their code may
-            // run again, destructors included.
-            for actor in e.actors.iter_mut().filter(|a| a.status != Status::Finished) {
-                std::mem::forget(actor.co.take());
-                std::mem::forget(std::mem::take(&mut actor.locals));
-                std::mem::forget(actor.tag.take());
-                actor.status = Status::Finished;
-                actor.ready = None;
+        let cut: Vec<ActorId> = (0..e.actors.len())
+            .map(ActorId::from_index)
+            .filter(|id| e.actors[id.index()].status != Status::Finished)
+            .collect();
+        if cut.is_empty() {
+            e.current = None;
+            return;
+        }
+        // Each lock one of them holds, once per such holder.
+        let mut releases = Vec::new();
+        for object in &e.objects {
+            if let Some(release) = object.abandon {
+                releases.extend(object.holders.iter().filter(|h| cut.contains(h)).map(|_| release));
             }
         }
-    }
-    loop {
-        let mut moved = false;
-        let count = cell.borrow().actors.len();
-        for i in 0..count {
-            let id = ActorId::from_index(i);
-            let how = {
-                let e = cell.borrow();
-                let actor = &e.actors[i];
-                if actor.status == Status::Finished || actor.co.is_none() {
-                    None
-                } else if !actor.torn {
-                    Some(Resume::Teardown)
-                } else {
-                    // Waiting in its unwinding: go on only if it can now.
-                    // SAFETY: `ready` is set only while the actor is
-                    // suspended inside `rt::announce`, whose frame owns the
-                    // closure (actor module invariant).
-                    actor.ready.is_none_or(|r| unsafe { (*r)() }).then_some(Resume::Run)
-                }
-            };
-            let Some(how) = how else { continue };
-            {
-                let mut e = cell.borrow_mut();
-                e.current = Some(id);
-                e.actors[i].torn = true;
-            }
-            moved = true;
-            // It unwinds to its end, or until it blocks again or is stuck.
-            resume(cell, id, how);
-        }
-        if !moved {
-            break;
-        }
+        releases
+    };
+    for (data, release) in releases {
+        // SAFETY: the primitive's contract (`rt::on_abandon`): the object
+        // is alive while held, and its holder here never drops its guard.
+        unsafe { release(data) };
     }
     let mut e = cell.borrow_mut();
+    // The other actors may borrow from an overflowed actor's discarded
+    // frames (scoped threads): no stack of this execution may be reused.
+    let reuse = !e.actors.iter().any(|a| a.overflowed);
     for i in 0..e.actors.len() {
         let actor = &mut e.actors[i];
-        if actor.status != Status::Finished {
-            // Waits forever on another abandoned actor: give it up.
-            std::mem::forget(actor.co.take());
-            actor.status = Status::Finished;
-            actor.ready = None;
-            e.leaked += 1;
+        if actor.status == Status::Finished {
+            continue;
         }
+        // Never destroyed, as their frames are not.
+        std::mem::forget(std::mem::take(&mut actor.locals));
+        std::mem::forget(actor.tag.take());
+        actor.status = Status::Finished;
+        actor.ready = None;
+        actor.taken = None;
+        let Some(mut co) = actor.co.take() else { continue };
+        if !reuse {
+            std::mem::forget(co);
+            continue;
+        }
+        // SAFETY: the actor is suspended and never resumed again; what
+        // its frames hold is forgotten, not dropped (see above), and no
+        // engine record points into its stack any more.
+        unsafe { co.force_reset() };
+        let stack: DefaultStack = co.into_stack();
+        // SAFETY: as in `start_actor`.
+        unsafe { (*e.pool).give(stack) };
     }
     e.current = None;
 }

@@ -181,6 +181,26 @@ fn watchdog_report(config: &Config, strategy: &str, progress: &Arc<Progress>, si
     report
 }
 
+/// Drops the values an execution that ended early kept
+/// (`rt::execution_value`), then puts back the statics it claimed, the
+/// last saved first (so a static saved twice ends as it was first saved),
+/// and ends the claims. Runs outside the execution: a value dropped here
+/// is dropped as in production. A panic in a value's `Drop` is contained
+/// (a static then keeps what it has).
+fn after_execution(cell: &RefCell<Execution>) {
+    let (generation, values, restores) = {
+        let mut e = cell.borrow_mut();
+        (e.generation, std::mem::take(&mut e.values), std::mem::take(&mut e.restores))
+    };
+    for (_, value) in values.into_iter().rev() {
+        let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(value)));
+    }
+    for (address, restore) in restores.into_iter().rev() {
+        let _ = panic::catch_unwind(AssertUnwindSafe(restore));
+        crate::statics::release(address, generation);
+    }
+}
+
 /// A search under way: what an exploring thread needs to go on with it.
 pub(crate) struct Search {
     strategy: Box<dyn Strategy + Send>,
@@ -280,6 +300,7 @@ fn explore_here(
         drop(exec);
         progress.between.store(false, Ordering::Relaxed);
         run_execution(&cell, body);
+        after_execution(&cell);
         progress.between.store(true, Ordering::Relaxed);
         let mut exec = cell.borrow_mut();
         let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);
@@ -291,6 +312,9 @@ fn explore_here(
             continue;
         }
         report.executions += 1;
+        if report.unrestored.is_none() {
+            report.unrestored = exec.unrestored_note();
+        }
         report.pruned += u64::from(exec.pruned);
         report.longest = report.longest.max(exec.steps);
         progress.executions.store(report.executions, Ordering::Relaxed);

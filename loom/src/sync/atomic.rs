@@ -1,9 +1,10 @@
 //! Mock of `std::sync::atomic`; loom's atomics on samaritan's.
 //!
 //! Each type derefs to samaritan's atomic of the same name, which has
-//! std's methods; loom's own additions (`with_mut`, `unsync_load`) are
-//! here. samaritan's atomics are sequentially consistent whatever the
-//! `Ordering`: a bug that only a weaker ordering allows is not found.
+//! std's methods and layout; loom's own additions (`with_mut`,
+//! `unsync_load`) are here. samaritan's atomics follow the C11 memory
+//! model (each load's choice of store explored, every `Ordering`
+//! honoured).
 
 use std::fmt;
 use std::ops::Deref;

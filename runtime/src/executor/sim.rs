@@ -35,7 +35,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::future::Future;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
+use std::panic::{catch_unwind, AssertUnwindSafe, Location};
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -208,11 +208,7 @@ where
     let out = slot.clone();
     let body = move || {
         let _enter = handle.as_ref().map(enter);
-        match catch_unwind(AssertUnwindSafe(f)) {
-            // The execution ends: let the teardown unwind this actor.
-            Err(payload) if rt::tearing_down() => resume_unwind(payload),
-            result => out.complete(result.map_err(JoinError::panic)),
-        }
+        out.complete(catch_unwind(AssertUnwindSafe(f)).map_err(JoinError::panic));
     };
     // As production's `spawn_blocking` when the OS cannot start a thread.
     if let Err(e) = rt::spawn(None, None, location, Box::new(body)) {

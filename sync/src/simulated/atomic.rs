@@ -18,56 +18,71 @@
 //! usual retry loop stays finite under exhaustive search.
 
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool as StdAtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
-use samaritan_sim::rt::{self, ObjectSlot};
+use samaritan_sim::rt;
 use samaritan_sim::{ObjectId, Op};
 
-/// The engine side of an atomic: its object, and whether its last weak
-/// compare-exchange failed spuriously.
-#[derive(Debug, Default)]
+/// The engine side of an atomic, which holds nothing but its value (std's
+/// layout): its object is the running execution's object at its address
+/// (`rt::object_at`), and whether its last weak compare-exchange failed
+/// spuriously is that object's flag. A value dropped inside an execution
+/// tells the engine (`rt::forget_at`), so that another atomic made at the
+/// same address is another object.
 struct Site {
-    slot: ObjectSlot,
-    /// Set after a spurious failure, cleared by any other outcome: at most
-    /// one spurious failure in a row, so that the usual retry loop
-    /// terminates under exhaustive search while the failure is still seen.
-    spurious: StdAtomicBool,
+    address: usize,
 }
 
 impl Site {
-    const fn new() -> Site {
-        Site { slot: ObjectSlot::new(), spurious: StdAtomicBool::new(false) }
+    /// The site of the atomic at `atomic`.
+    #[inline]
+    fn of<A>(atomic: &A) -> Site {
+        Site { address: atomic as *const A as usize }
     }
 
-    /// Announces an access to an atomic of `P`, if inside an execution;
-    /// returns the object when the access must then go through the memory
-    /// model.
+    /// Announces an access to an atomic of `P` whose value is now
+    /// `current`, if inside an execution; returns the object when the
+    /// access must then go through the memory model. On the atomic's first
+    /// access in an execution, an atomic in a `static` is kept from
+    /// carrying this execution's value into the next: `restore` puts
+    /// `current` back once the execution has ended.
     #[inline]
     #[track_caller]
-    fn access<P: Bits>(&self, op: Op) -> Option<ObjectId> {
+    fn access<P: Bits>(&self, op: Op, current: impl FnOnce() -> u64, restore: fn(usize, u64)) -> Option<ObjectId> {
         if !rt::active() {
             return None;
         }
-        let (object, fresh) = self.slot.id("Atomic");
+        let (object, fresh) = rt::object_at(self.address, "Atomic");
         if fresh {
-            self.spurious.store(false, Ordering::Relaxed);
             rt::show_values(object, P::show);
+            let (address, initial) = (self.address, current());
+            rt::keep_static(address, object, || Ok(Box::new(move || restore(address, initial))));
         }
         rt::step(op, Some(object), Location::caller());
         rt::weak_memory().then_some(object)
     }
 
     /// Decides whether a weak compare-exchange whose comparison `matches`
-    /// fails spuriously (an explored choice); call after [`Site::access`].
+    /// fails spuriously (an explored choice), at most once in a row, so
+    /// that the usual retry loop terminates under exhaustive search while
+    /// the failure is still seen; call after [`Site::access`].
     #[track_caller]
     fn fails_spuriously(&self, matches: bool) -> bool {
-        let fails = rt::active()
-            && matches
-            && rt::spurious_failures()
-            && !self.spurious.load(Ordering::Relaxed)
-            && rt::choose(2) == 1;
-        self.spurious.store(fails, Ordering::Relaxed);
+        if !rt::active() {
+            return false;
+        }
+        let (object, _) = rt::object_at(self.address, "Atomic");
+        let fails = matches && rt::spurious_failures() && !rt::flag(object) && rt::choose(2) == 1;
+        rt::set_flag(object, fails);
         fails
+    }
+
+    /// Says that the atomic is dropped.
+    #[inline]
+    fn dropped(&self) {
+        if rt::active() {
+            rt::forget_at(self.address);
+        }
     }
 }
 
@@ -190,13 +205,27 @@ impl<T> Bits for *mut T {
 /// The accesses every atomic has, over its std atomic `$std` of `$prim`.
 macro_rules! accesses {
     ($std:ty, $prim:ty $(, $generic:ident)?) => {
+        /// Announces an access (see [`Site::access`]).
+        #[inline]
+        #[track_caller]
+        fn access(&self, op: Op) -> Option<ObjectId> {
+            let restore = |address: usize, bits: u64| {
+                // SAFETY: `address` is an atomic of this type in the
+                // program's statics (only those are put back), which lives
+                // as long as the program.
+                let atomic = unsafe { &*(address as *const Self) };
+                atomic.inner.store(Bits::from_bits(bits), Ordering::SeqCst);
+            };
+            Site::of(self).access::<$prim>(op, || self.inner.load(Ordering::SeqCst).to_bits(), restore)
+        }
+
         /// Loads the value.
         #[track_caller]
         pub fn load(&self, order: Ordering) -> $prim {
             check_load(order);
             // The value is read after the step: another actor may store
             // before this one is scheduled.
-            let object = self.site.access::<$prim>(Op::Load);
+            let object = self.access(Op::Load);
             let current = self.inner.load(Ordering::SeqCst);
             match object {
                 Some(o) => Bits::from_bits(rt::atomic_load(o, current.to_bits(), order, Location::caller())),
@@ -208,7 +237,7 @@ macro_rules! accesses {
         #[track_caller]
         pub fn store(&self, value: $prim, order: Ordering) {
             check_store(order);
-            match self.site.access::<$prim>(Op::Store) {
+            match self.access(Op::Store) {
                 Some(o) => {
                     let current = self.inner.load(Ordering::SeqCst).to_bits();
                     let now = rt::atomic_store(o, current, value.to_bits(), order, Location::caller());
@@ -240,7 +269,7 @@ macro_rules! accesses {
         /// Stores a value, returning the previous one.
         #[track_caller]
         pub fn swap(&self, value: $prim, order: Ordering) -> $prim {
-            match self.site.access::<$prim>(Op::Rmw) {
+            match self.access(Op::Rmw) {
                 Some(o) => match self.modify(o, order, Ordering::Relaxed, None, &mut |_| Some(value)) {
                     Ok(v) | Err(v) => v,
                 },
@@ -258,7 +287,7 @@ macro_rules! accesses {
             failure: Ordering,
         ) -> Result<$prim, $prim> {
             check_failure(failure);
-            match self.site.access::<$prim>(Op::CompareExchange) {
+            match self.access(Op::CompareExchange) {
                 Some(o) => {
                     let stale = |bits: u64| <$prim as Bits>::from_bits(bits) != current;
                     self.modify(o, success, failure, Some(&stale), &mut |v| (v == current).then_some(new))
@@ -278,18 +307,18 @@ macro_rules! accesses {
             failure: Ordering,
         ) -> Result<$prim, $prim> {
             check_failure(failure);
-            match self.site.access::<$prim>(Op::CompareExchange) {
+            match self.access(Op::CompareExchange) {
                 Some(o) => {
                     let stale = |bits: u64| <$prim as Bits>::from_bits(bits) != current;
                     let mut f = |v: $prim| {
                         let matches = v == current;
-                        (!self.site.fails_spuriously(matches) && matches).then_some(new)
+                        (!Site::of(self).fails_spuriously(matches) && matches).then_some(new)
                     };
                     self.modify(o, success, failure, Some(&stale), &mut f)
                 }
                 None => {
                     let seen = self.inner.load(Ordering::SeqCst);
-                    if self.site.fails_spuriously(seen == current) {
+                    if Site::of(self).fails_spuriously(seen == current) {
                         return Err(seen);
                     }
                     self.inner.compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
@@ -306,7 +335,7 @@ macro_rules! accesses {
             F: FnMut($prim) -> Option<$prim>,
         {
             check_failure(fetch);
-            match self.site.access::<$prim>(Op::Rmw) {
+            match self.access(Op::Rmw) {
                 Some(o) => self.modify(o, set, load_part(fetch), None, &mut f),
                 None => self.inner.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |v| f(v)),
             }
@@ -316,11 +345,18 @@ macro_rules! accesses {
 
 macro_rules! common {
     ($name:ident, $std:ty, $prim:ty) => {
-        /// Same API as the std atomic of the same name; scheduled under `sim`.
+        /// Same API as the std atomic of the same name, with its size and
+        /// alignment; scheduled under `sim`.
         #[derive(Default)]
+        #[repr(transparent)]
         pub struct $name {
-            site: Site,
             inner: $std,
+        }
+
+        impl Drop for $name {
+            fn drop(&mut self) {
+                Site::of(self).dropped();
+            }
         }
 
         impl std::fmt::Debug for $name {
@@ -338,7 +374,7 @@ macro_rules! common {
         impl $name {
             /// Creates a new atomic.
             pub const fn new(value: $prim) -> $name {
-                $name { site: Site::new(), inner: <$std>::new(value) }
+                $name { inner: <$std>::new(value) }
             }
 
             /// Returns a mutable reference to the value (no other access can race).
@@ -347,8 +383,8 @@ macro_rules! common {
             }
 
             /// Consumes the atomic and returns the value.
-            pub fn into_inner(self) -> $prim {
-                self.inner.into_inner()
+            pub fn into_inner(mut self) -> $prim {
+                *self.inner.get_mut()
             }
 
             /// Returns a pointer to the underlying value.
@@ -368,7 +404,7 @@ macro_rules! rmw {
                 /// Read-modify-write, returning the previous value.
                 #[track_caller]
                 pub fn $method(&self, value: $prim, order: Ordering) -> $prim {
-                    match self.site.access::<$prim>(Op::Rmw) {
+                    match self.access(Op::Rmw) {
                         Some(o) => {
                             // std's own arithmetic, on a scratch atomic.
                             let mut apply = |v: $prim| {
@@ -419,10 +455,17 @@ impl AtomicBool {
     }
 }
 
-/// Same API as [`std::sync::atomic::AtomicPtr`]; scheduled under `sim`.
+/// Same API as [`std::sync::atomic::AtomicPtr`], with its size and
+/// alignment; scheduled under `sim`.
+#[repr(transparent)]
 pub struct AtomicPtr<T> {
-    site: Site,
     inner: std::sync::atomic::AtomicPtr<T>,
+}
+
+impl<T> Drop for AtomicPtr<T> {
+    fn drop(&mut self) {
+        Site::of(self).dropped();
+    }
 }
 
 impl<T> Default for AtomicPtr<T> {
@@ -440,7 +483,7 @@ impl<T> std::fmt::Debug for AtomicPtr<T> {
 impl<T> AtomicPtr<T> {
     /// Creates a new atomic pointer.
     pub const fn new(p: *mut T) -> AtomicPtr<T> {
-        AtomicPtr { site: Site::new(), inner: std::sync::atomic::AtomicPtr::new(p) }
+        AtomicPtr { inner: std::sync::atomic::AtomicPtr::new(p) }
     }
 
     /// Returns a mutable reference to the pointer.
@@ -449,15 +492,9 @@ impl<T> AtomicPtr<T> {
     }
 
     /// Consumes the atomic and returns the pointer.
-    pub fn into_inner(self) -> *mut T {
-        self.inner.into_inner()
+    pub fn into_inner(mut self) -> *mut T {
+        *self.inner.get_mut()
     }
 
     accesses!(std::sync::atomic::AtomicPtr<T>, *mut T);
 }
-
-// SAFETY: the std `AtomicPtr` is `Send + Sync` for every `T`; `ObjectSlot`
-// is made of atomics.
-unsafe impl<T> Send for AtomicPtr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Sync for AtomicPtr<T> {}

@@ -49,7 +49,7 @@ pub struct Condvar {
     /// The threads whose last `wait` woke spuriously. Never locked across
     /// a call into the engine.
     spurious: std::sync::Mutex<Vec<ActorId>>,
-    inner: std::sync::Condvar,
+    inner: parking_lot::Condvar,
 }
 
 /// Set by the notification that picks a waiter: 0 while none has, else
@@ -93,7 +93,7 @@ impl Condvar {
             slot: ObjectSlot::new(),
             waiters: std::sync::Mutex::new(VecDeque::new()),
             spurious: std::sync::Mutex::new(Vec::new()),
-            inner: std::sync::Condvar::new(),
+            inner: parking_lot::Condvar::new(),
         }
     }
 
@@ -127,9 +127,8 @@ impl Condvar {
         location: &'static Location<'static>,
     ) -> LockResult<MutexGuard<'a, T>> {
         let Some(lock) = guard.object.filter(|_| rt::active()) else {
-            let mutex = guard.mutex;
-            let real = guard.inner.take().expect("guard is live");
-            return super::guard::wrap(self.inner.wait(real), |g| mutex.guard(g, None, location));
+            self.inner.wait(guard.inner.as_mut().expect("guard is live"));
+            return guard.mutex.poison.result(guard);
         };
         let (mutex, notified) = self.pre_wait(guard, lock, location);
         if spurious && self.wakes_spuriously(location) {
@@ -207,11 +206,8 @@ impl Condvar {
         location: &'static Location<'static>,
     ) -> LockResult<Clocked<'a, T>> {
         let Some(lock) = guard.object.filter(|_| rt::active()) else {
-            let mutex = guard.mutex;
-            let real = guard.inner.take().expect("guard is live");
-            return super::guard::wrap(self.inner.wait_timeout(real, dur), |(g, r)| {
-                (mutex.guard(g, None, location), WaitTimeoutResult(r.timed_out()), None)
-            });
+            let timed_out = self.inner.wait_for(guard.inner.as_mut().expect("guard is live"), dur).timed_out();
+            return guard.mutex.poison.result((guard, WaitTimeoutResult(timed_out), None));
         };
         let (mutex, notified) = self.pre_wait(guard, lock, location);
         // Always enabled: scheduled before a notification, it times out.
@@ -276,7 +272,8 @@ impl Condvar {
     #[track_caller]
     pub fn notify_one(&self) {
         if !rt::active() {
-            return self.inner.notify_one();
+            self.inner.notify_one();
+            return;
         }
         rt::step(Op::NotifyOne, Some(self.object()), Location::caller());
         // Who notified, for the woken waiter's note.
@@ -306,7 +303,8 @@ impl Condvar {
     #[track_caller]
     pub fn notify_all(&self) {
         if !rt::active() {
-            return self.inner.notify_all();
+            self.inner.notify_all();
+            return;
         }
         rt::step(Op::NotifyAll, Some(self.object()), Location::caller());
         // Who notified, for the woken waiter's note.

@@ -10,6 +10,7 @@ pub(crate) mod mpsc;
 mod mutex;
 mod once;
 mod once_lock;
+mod pristine;
 mod rwlock;
 
 pub use arc::{Arc, Weak};

@@ -43,12 +43,19 @@ impl OnceModel {
     }
 
     /// Returns the engine object; on first use in an execution the state
-    /// starts complete if `done_outside`, else incomplete.
-    pub(crate) fn object(&self, kind: &'static str, done_outside: impl FnOnce() -> bool) -> ObjectId {
-        let (id, fresh) = self.slot.id(kind);
-        if fresh {
+    /// starts complete if `done_outside`, else incomplete, and the id goes
+    /// to `fresh`.
+    pub(crate) fn object(
+        &self,
+        kind: &'static str,
+        done_outside: impl FnOnce() -> bool,
+        fresh: impl FnOnce(ObjectId),
+    ) -> ObjectId {
+        let (id, new) = self.slot.id(kind);
+        if new {
             let state = if done_outside() { COMPLETE } else { INCOMPLETE };
             self.state.store(state, Ordering::Relaxed);
+            fresh(id);
         }
         id
     }
@@ -141,7 +148,7 @@ impl Once {
     }
 
     fn object(&self) -> ObjectId {
-        self.model.object("Once", || self.inner.is_completed())
+        self.model.object("Once", || self.inner.is_completed(), |_| {})
     }
 
     /// Performs an initialization routine once and only once.

@@ -41,7 +41,13 @@ impl<T> OnceLock<T> {
     }
 
     pub(crate) fn object(&self) -> ObjectId {
-        self.model.object("OnceLock", || self.real.get().is_some())
+        self.object_with(|_| {})
+    }
+
+    /// [`OnceLock::object`], handing the id to `fresh` on first use in an
+    /// execution.
+    pub(crate) fn object_with(&self, fresh: impl FnOnce(ObjectId)) -> ObjectId {
+        self.model.object("OnceLock", || self.real.get().is_some(), fresh)
     }
 
     /// Returns the value of a complete model.

@@ -1,9 +1,14 @@
-//! Simulated `RwLock`: a std reader-writer lock plus a modelled state word.
+//! Simulated `RwLock`: a real reader-writer lock (parking_lot's, with
+//! std's poisoning added) plus a modelled state word.
 //!
-//! Invariant: inside an execution, `state` counts the read guards obtained
-//! in that execution, or is [`WRITER`] while a write guard is live; the real
-//! lock is then held the same way, so `try_read`/`try_write` on it always
-//! succeed after the model granted the lock.
+//! Invariants:
+//! - Inside an execution, `state` counts the read guards obtained in that
+//!   execution, or is [`WRITER`] while a write guard is live; the real
+//!   lock is then held the same way, so `try_read`/`try_write` on it
+//!   always succeed after the model granted the lock.
+//! - A guard held by a thread abandoned when its execution ended early is
+//!   never dropped: the engine releases its real lock instead
+//!   (`rt::on_abandon`, [`RwLock::abandoned`]).
 //!
 //! Policy: as std's on Linux (futex), a waiting writer holds back new
 //! readers, so a read taken while another thread holds the lock for
@@ -23,7 +28,8 @@ use std::sync::{LockResult, TryLockError, TryLockResult};
 use samaritan_sim::rt::{self, ObjectSlot};
 use samaritan_sim::{ObjectId, Op};
 
-use super::guard;
+use super::guard::{self, Poison};
+use super::pristine::{self, Action, Pristine, Raw, Snapshot};
 
 /// The `state` value while a writer holds the lock.
 const WRITER: usize = usize::MAX;
@@ -35,7 +41,10 @@ pub struct RwLock<T: ?Sized> {
     state: AtomicUsize,
     /// Writers announced in `write` and not yet holding the lock.
     writers: AtomicUsize,
-    inner: std::sync::RwLock<T>,
+    poison: Poison,
+    /// The data as the program began with it, for a `static`.
+    pristine: Pristine,
+    inner: parking_lot::RwLock<T>,
 }
 
 /// Same API as [`std::sync::RwLockReadGuard`].
@@ -43,7 +52,7 @@ pub struct RwLock<T: ?Sized> {
 pub struct RwLockReadGuard<'a, T: ?Sized> {
     lock: &'a RwLock<T>,
     /// Always `Some` until the guard is dropped.
-    inner: Option<std::sync::RwLockReadGuard<'a, T>>,
+    inner: Option<parking_lot::RwLockReadGuard<'a, T>>,
     /// The engine object when the guard was taken inside an execution.
     object: Option<ObjectId>,
     /// Where the guard was made: drop glue does not pass on its caller, so
@@ -56,7 +65,10 @@ pub struct RwLockReadGuard<'a, T: ?Sized> {
 pub struct RwLockWriteGuard<'a, T: ?Sized> {
     lock: &'a RwLock<T>,
     /// Always `Some` until the guard is dropped.
-    inner: Option<std::sync::RwLockWriteGuard<'a, T>>,
+    inner: Option<parking_lot::RwLockWriteGuard<'a, T>>,
+    /// Whether the thread was panicking when it took the lock (std's
+    /// poisoning, which only a writer causes).
+    panicking: bool,
     /// The engine object when the guard was taken inside an execution.
     object: Option<ObjectId>,
     /// Where the guard was made: drop glue does not pass on its caller, so
@@ -71,13 +83,21 @@ impl<T> RwLock<T> {
             slot: ObjectSlot::new(),
             state: AtomicUsize::new(0),
             writers: AtomicUsize::new(0),
-            inner: std::sync::RwLock::new(value),
+            poison: Poison::new(),
+            pristine: Pristine::new(),
+            inner: parking_lot::RwLock::new(value),
         }
     }
 
     /// Consumes this `RwLock`, returning the underlying data.
     pub fn into_inner(self) -> LockResult<T> {
-        self.inner.into_inner()
+        let poisoned = self.poison.get();
+        let data = self.inner.into_inner();
+        if poisoned {
+            Err(std::sync::PoisonError::new(data))
+        } else {
+            Ok(data)
+        }
     }
 }
 
@@ -87,12 +107,53 @@ impl<T: ?Sized> RwLock<T> {
     fn object(&self) -> ObjectId {
         let (id, fresh) = self.slot.id("RwLock");
         if fresh {
-            // As for `Mutex`: every execution starts unlocked and unpoisoned.
+            // As for `Mutex`: every execution starts unlocked and
+            // unpoisoned, and a static's data as the program began with it.
             self.state.store(0, Ordering::Relaxed);
             self.writers.store(0, Ordering::Relaxed);
-            self.inner.clear_poison();
+            self.poison.clear();
+            rt::on_abandon(id, pristine::erase(self), Self::abandoned);
+            // SAFETY: `lend` is this type's, for this lock.
+            unsafe { self.pristine.keep(pristine::erase(self), id, Self::lend) };
         }
         id
+    }
+
+    /// Releases the real lock of the lock `raw` points at for one holder
+    /// abandoned with its guard when its execution ended early: the
+    /// writer, or one of the readers.
+    ///
+    /// # Safety
+    ///
+    /// `raw` must point at a live `RwLock<T>` whose real lock is held by a
+    /// guard that will never be dropped (`rt::on_abandon`'s contract).
+    unsafe fn abandoned(raw: Raw) {
+        // SAFETY: the caller's contract.
+        let lock = unsafe { &*pristine::unerase::<RwLock<T>>(raw) };
+        // SAFETY: the model counts the real lock's holders (module
+        // invariant), so one of the kind it says holds it.
+        unsafe {
+            if lock.state.load(Ordering::Relaxed) == WRITER {
+                lock.inner.force_unlock_write();
+            } else {
+                lock.inner.force_unlock_read();
+            }
+        }
+    }
+
+    /// Lends the data of the lock `raw` points at to `action` with the
+    /// real lock held for writing (see `pristine::Lend`).
+    unsafe fn lend(raw: Raw, action: Action) -> Option<Snapshot> {
+        // SAFETY: `raw` was erased from an `RwLock<T>` that is a static
+        // (`Pristine::keep`), so it is still there.
+        let lock = unsafe { &*pristine::unerase::<RwLock<T>>(raw) };
+        let mut guard = lock.inner.try_write()?;
+        // SAFETY: the guard holds the data exclusively; a restore's bytes
+        // are a snapshot of it before any use (`Pristine`).
+        let done = unsafe { pristine::act(&mut *guard, action) };
+        drop(guard);
+        lock.poison.clear();
+        Some(done)
     }
 
     /// Locks this `RwLock` with shared read access, blocking the current
@@ -100,7 +161,8 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         if !rt::active() {
-            return guard::wrap(self.inner.read(), |g| self.read_guard(g, None, Location::caller()));
+            self.pristine.used_outside();
+            return self.poison.result(self.read_guard(self.inner.read(), None, Location::caller()));
         }
         let object = self.object();
         let location = Location::caller();
@@ -130,7 +192,9 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
         if !rt::active() {
-            return guard::try_wrap(self.inner.try_read(), |g| self.read_guard(g, None, Location::caller()));
+            self.pristine.used_outside();
+            let real = self.inner.try_read();
+            return self.poison.try_result(real.map(|g| self.read_guard(g, None, Location::caller())));
         }
         let object = self.object();
         let location = Location::caller();
@@ -146,7 +210,8 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         if !rt::active() {
-            return guard::wrap(self.inner.write(), |g| self.write_guard(g, None, Location::caller()));
+            self.pristine.used_outside();
+            return self.poison.result(self.write_guard(self.inner.write(), None, Location::caller()));
         }
         let object = self.object();
         let location = Location::caller();
@@ -165,7 +230,9 @@ impl<T: ?Sized> RwLock<T> {
     #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         if !rt::active() {
-            return guard::try_wrap(self.inner.try_write(), |g| self.write_guard(g, None, Location::caller()));
+            self.pristine.used_outside();
+            let real = self.inner.try_write();
+            return self.poison.try_result(real.map(|g| self.write_guard(g, None, Location::caller())));
         }
         let object = self.object();
         let location = Location::caller();
@@ -186,11 +253,11 @@ impl<T: ?Sized> RwLock<T> {
         block: bool,
     ) -> TryLockResult<RwLockReadGuard<'_, T>> {
         let real = guard::take_real(self.inner.try_read(), block.then_some(|| self.inner.read()));
-        if !matches!(real, Err(TryLockError::WouldBlock)) {
+        if real.is_some() {
             self.state.fetch_add(1, Ordering::Relaxed);
             rt::acquired(object);
         }
-        guard::try_wrap(real, |g| self.read_guard(g, Some(object), location))
+        self.poison.try_result(real.map(|g| self.read_guard(g, Some(object), location)))
     }
 
     /// Takes the real write lock, then marks the model write-locked (it must
@@ -202,16 +269,16 @@ impl<T: ?Sized> RwLock<T> {
         block: bool,
     ) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         let real = guard::take_real(self.inner.try_write(), block.then_some(|| self.inner.write()));
-        if !matches!(real, Err(TryLockError::WouldBlock)) {
+        if real.is_some() {
             self.state.store(WRITER, Ordering::Relaxed);
             rt::acquired(object);
         }
-        guard::try_wrap(real, |g| self.write_guard(g, Some(object), location))
+        self.poison.try_result(real.map(|g| self.write_guard(g, Some(object), location)))
     }
 
     fn read_guard<'a>(
         &'a self,
-        real: std::sync::RwLockReadGuard<'a, T>,
+        real: parking_lot::RwLockReadGuard<'a, T>,
         object: Option<ObjectId>,
         location: &'static Location<'static>,
     ) -> RwLockReadGuard<'a, T> {
@@ -220,26 +287,32 @@ impl<T: ?Sized> RwLock<T> {
 
     fn write_guard<'a>(
         &'a self,
-        real: std::sync::RwLockWriteGuard<'a, T>,
+        real: parking_lot::RwLockWriteGuard<'a, T>,
         object: Option<ObjectId>,
         location: &'static Location<'static>,
     ) -> RwLockWriteGuard<'a, T> {
-        RwLockWriteGuard { lock: self, inner: Some(real), object, location }
+        RwLockWriteGuard { lock: self, inner: Some(real), panicking: std::thread::panicking(), object, location }
     }
 
     /// Determines whether the lock is poisoned.
     pub fn is_poisoned(&self) -> bool {
-        self.inner.is_poisoned()
+        self.poison.get()
     }
 
     /// Clears the poisoned state from a lock.
     pub fn clear_poison(&self) {
-        self.inner.clear_poison();
+        self.poison.clear();
     }
 
     /// Returns a mutable reference to the underlying data.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        self.inner.get_mut()
+        let poisoned = self.poison.get();
+        let data = self.inner.get_mut();
+        if poisoned {
+            Err(std::sync::PoisonError::new(data))
+        } else {
+            Ok(data)
+        }
     }
 }
 
@@ -264,16 +337,9 @@ impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         let Some(inner) = self.inner.take() else { return };
         match self.object {
-            Some(object) if rt::active() => guard::release(
-                Op::ReadUnlock,
-                object,
-                self.location,
-                inner,
-                || self.lock.inner.clear_poison(),
-                || {
-                    self.lock.state.fetch_sub(1, Ordering::Relaxed);
-                },
-            ),
+            Some(object) if rt::active() => guard::release(Op::ReadUnlock, object, self.location, inner, || {
+                self.lock.state.fetch_sub(1, Ordering::Relaxed);
+            }),
             _ => drop(inner),
         }
     }
@@ -282,20 +348,20 @@ impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         let Some(inner) = self.inner.take() else { return };
+        let lock = self.lock;
         match self.object {
-            Some(object) if rt::active() => guard::release(
-                Op::Unlock,
-                object,
-                self.location,
-                inner,
-                || self.lock.inner.clear_poison(),
-                || self.lock.state.store(0, Ordering::Relaxed),
-            ),
-            _ => drop(inner),
+            Some(object) if rt::active() => guard::release(Op::Unlock, object, self.location, inner, || {
+                lock.poison.done(self.panicking);
+                lock.state.store(0, Ordering::Relaxed);
+            }),
+            _ => {
+                lock.poison.done(self.panicking);
+                drop(inner);
+            }
         }
     }
 }
 
 super::guard::guard_impls!(RwLockReadGuard);
 super::guard::guard_impls!(RwLockWriteGuard, mut);
-super::guard::lock_impls!(RwLock);
+super::guard::lock_impls!(RwLock, try_read);

@@ -1,0 +1,103 @@
+//! Shapes published loom suites rely on (issue #24), written from those
+//! shapes, not copied from the crates.
+
+use std::sync::atomic::AtomicUsize as StdAtomicUsize;
+use std::sync::atomic::Ordering::SeqCst;
+
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::{Arc, Mutex};
+use loom::thread;
+use samaritan::SearchStrategy;
+
+use crate::{assert_pass, check};
+
+/// A registry of thread ids in a `lazy_static!`, as a slab keeps one: a
+/// thread takes the next free id. loom creates the value afresh in every
+/// execution, so ids start at 0 in each; the suites rely on it.
+struct Registry {
+    next: AtomicUsize,
+    /// Values a thread left: dropped with the registry at the end of each
+    /// execution, where an `Arc` still held would be reported as a leak.
+    parked: Mutex<Vec<Arc<usize>>>,
+}
+
+/// Registries made and dropped, in this process.
+static MADE: StdAtomicUsize = StdAtomicUsize::new(0);
+static DROPPED: StdAtomicUsize = StdAtomicUsize::new(0);
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        DROPPED.fetch_add(1, SeqCst);
+    }
+}
+
+loom::lazy_static! {
+    static ref REGISTRY: Registry = {
+        MADE.fetch_add(1, SeqCst);
+        Registry { next: AtomicUsize::new(0), parked: Mutex::new(Vec::new()) }
+    };
+}
+
+fn register() -> usize {
+    let id = REGISTRY.next.fetch_add(1, Ordering::AcqRel);
+    REGISTRY.parked.lock().unwrap().push(Arc::new(id));
+    id
+}
+
+fn two_threads_register() {
+    let t = thread::spawn(register);
+    let mine = register();
+    let theirs = t.join().unwrap();
+    assert_eq!(mine + theirs, 1, "ids start at 0 in every execution");
+}
+
+#[test]
+fn a_lazy_static_registry_is_made_afresh_and_dropped_in_every_execution() {
+    let mut counts = Vec::new();
+    for strategy in [SearchStrategy::Dpor, SearchStrategy::Dfs, SearchStrategy::CbPor, SearchStrategy::Random] {
+        let before = (MADE.load(SeqCst), DROPPED.load(SeqCst));
+        let mut builder = loom::model::Builder::new();
+        builder.max_permutations = Some(500);
+        let report =
+            builder.to_samaritan().strategy(strategy).persist(false).progress(false).explore(two_threads_register);
+        let report = report.expect("valid settings");
+        assert_eq!(report.outcome, samaritan::Outcome::Pass, "{report}");
+        let made = MADE.load(SeqCst) - before.0;
+        // One registry per execution, each dropped when it ended.
+        assert_eq!((made, DROPPED.load(SeqCst) - before.1), (report.executions as usize, made));
+        counts.push((strategy, report.executions));
+    }
+    assert_eq!(
+        counts,
+        [
+            (SearchStrategy::Dpor, 20),
+            (SearchStrategy::Dfs, 112),
+            (SearchStrategy::CbPor, 13),
+            (SearchStrategy::Random, 500)
+        ]
+    );
+}
+
+#[test]
+fn loom_model_passes_the_registry() {
+    assert_pass(&check(two_threads_register), 20);
+}
+
+#[test]
+fn builder_has_default_as_loom_s() {
+    let builder: loom::model::Builder = Default::default();
+    assert_eq!(builder.max_threads, loom::MAX_THREADS);
+    builder.check(|| {
+        let n = AtomicUsize::new(1);
+        assert_eq!(n.load(Ordering::Relaxed), 1);
+    });
+}
+
+#[test]
+fn the_lazy_static_module_has_loom_s_items() {
+    // A thread-local read after its destruction began: the error type.
+    fn takes(_: Result<(), loom::lazy_static::AccessError>) {}
+    takes(Ok(()));
+    assert!(!loom::lazy_static::panicking());
+    check(|| loom::lazy_static::yield_now());
+}
