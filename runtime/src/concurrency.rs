@@ -22,7 +22,7 @@
 //! `with`/`with_mut` in every backend, so that loom and samaritan's race
 //! detector check who touches a task's future.
 
-#[cfg(not(any(samaritan_loom, all(test, feature = "sim"))))]
+#[cfg(not(all(test, any(samaritan_loom, feature = "sim"))))]
 mod backend {
     pub(crate) use crate::lock;
     pub(crate) use std::sync::{atomic, Condvar, Mutex, MutexGuard};
@@ -47,7 +47,7 @@ mod backend {
     }
 }
 
-#[cfg(samaritan_loom)]
+#[cfg(all(test, samaritan_loom))]
 mod backend {
     pub(crate) use loom::cell::UnsafeCell;
     pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
