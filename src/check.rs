@@ -296,6 +296,7 @@ pub struct Builder {
     /// The test the exploration belongs to, when `#[samaritan::test]`
     /// names it; else the calling thread's name.
     test_name: Option<String>,
+    site: Option<String>,
 }
 
 /// The time budget of an exploration unless `SAMARITAN_MAX_TIME` or
@@ -436,6 +437,7 @@ impl Builder {
             report_file: get(env::REPORT).filter(|p| !p.trim().is_empty()).map(PathBuf::from),
             env_error: err,
             test_name: None,
+            site: None,
         }
     }
 
@@ -554,6 +556,15 @@ impl Builder {
     /// Names the test the exploration belongs to (`#[samaritan::test]`
     /// passes its path): its replay command and persisted failures go by
     /// this name instead of the calling thread's.
+    /// Names where in the test this exploration is asked for, for a test
+    /// that asks for several: its progress lines and its report say "the
+    /// model at `location`" (samaritan-loom sets it to each `loom::model`
+    /// call's location).
+    pub fn site(mut self, location: &'static std::panic::Location<'static>) -> Builder {
+        self.site = Some(location.to_string());
+        self
+    }
+
     pub(crate) fn test_name(mut self, name: &str) -> Builder {
         self.test_name = Some(name.to_string());
         self
@@ -705,6 +716,7 @@ impl Builder {
         config.minimize = self.minimize;
         config.progress = self.progress;
         config.test_name = self.current_test();
+        config.site = self.site.clone();
         config
     }
 

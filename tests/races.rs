@@ -105,7 +105,12 @@ mod sim {
     /// An access of `actor` at `line` (counted from a program's `fn`
     /// line, `line!()` in the constant above it) and `column` of this file.
     fn access(write: bool, actor: &str, line: u32, column: u32) -> RaceAccess {
-        RaceAccess { write, actor: actor.into(), location: format!("tests/races.rs:{line}:{column}") }
+        RaceAccess {
+            write,
+            actor: actor.into(),
+            location: format!("tests/races.rs:{line}:{column}"),
+            in_std_arc_drop: false,
+        }
     }
 
     /// The line of `unsynchronized_writes`.
@@ -430,5 +435,46 @@ mod sim {
             .map(|l| format!("{} {}", l.actor, l.op))
             .collect();
         assert_eq!(steps, ["main spawn", "main lock", "main unlock", "main lock", "t1 try_lock"]);
+    }
+
+    /// A value shared by std's `Arc` (the default `sync::Arc`), whose
+    /// `Drop` writes its cell: t1 writes it and drops its `Arc`; main drops
+    /// the last one. std's `Arc` orders its last drop after the other
+    /// owners' accesses (its count's release and acquire), but samaritan
+    /// cannot see that, so it reports a race, and says why.
+    #[test]
+    fn a_race_in_a_destructor_std_s_arc_started_names_counted_arc() {
+        struct Logged(UnsafeCell<u64>);
+        // SAFETY: as `Shared`.
+        unsafe impl Sync for Logged {}
+        impl Drop for Logged {
+            fn drop(&mut self) {
+                // SAFETY: as `Shared`.
+                self.0.with_mut(|p| unsafe { *p = 0 });
+            }
+        }
+        let report = dfs(|| {
+            let value = std::sync::Arc::new(Logged(UnsafeCell::new(0)));
+            let other = value.clone();
+            let t = thread::spawn(move || {
+                // SAFETY: as `Shared`.
+                other.0.with_mut(|p| unsafe { *p = 1 });
+                drop(other);
+            });
+            thread::yield_now();
+            drop(value);
+            t.join().unwrap();
+        });
+        let Outcome::DataRace { second, .. } = &report.outcome else { panic!("{report}") };
+        assert!(second.in_std_arc_drop, "{report}");
+        assert!(
+            report.to_string().contains(
+                "the second access runs in a destructor that the last owner of a std `Arc` started by dropping it"
+            ),
+            "{report}"
+        );
+        // A race with nothing of std's `Arc` about it says nothing of it.
+        let Outcome::DataRace { second, .. } = &dfs(unsynchronized_writes).outcome else { panic!() };
+        assert!(!second.in_std_arc_drop);
     }
 }

@@ -157,7 +157,7 @@ impl Builder {
         F: Fn() + Sync + Send + 'static,
     {
         #[cfg(feature = "sim")]
-        self.to_samaritan().check(f);
+        self.to_samaritan().site(std::panic::Location::caller()).check(f);
         #[cfg(not(feature = "sim"))]
         {
             let _ = f;

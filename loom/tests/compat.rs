@@ -101,3 +101,34 @@ fn the_lazy_static_module_has_loom_s_items() {
     assert!(!loom::lazy_static::panicking());
     check(|| loom::lazy_static::yield_now());
 }
+
+/// A test with several `loom::model` calls: the report of the one that
+/// fails says which it is.
+#[test]
+fn a_failing_model_among_several_is_named_by_its_location() {
+    // Nothing of this binary tests persistence: keep the failure out of
+    // `target/samaritan/failures`.
+    std::env::set_var("SAMARITAN_PERSIST", "0");
+    loom::model(|| {
+        let n = AtomicUsize::new(0);
+        n.fetch_add(1, Ordering::Relaxed);
+    });
+    let line = line!() + 2;
+    let failed = std::panic::catch_unwind(|| {
+        loom::model(|| {
+            let n = Arc::new(AtomicUsize::new(0));
+            let m = n.clone();
+            let t = thread::spawn(move || {
+                let v = m.load(Ordering::Acquire);
+                m.store(v + 1, Ordering::Release);
+            });
+            let v = n.load(Ordering::Acquire);
+            n.store(v + 1, Ordering::Release);
+            t.join().unwrap();
+            assert_eq!(n.load(Ordering::Acquire), 2, "lost update");
+        })
+    });
+    let report = *failed.unwrap_err().downcast::<String>().unwrap();
+    let header = format!("of the model at loom/tests/compat.rs:{line}:9 (strategy dpor)");
+    assert!(report.lines().next().unwrap().ends_with(&header), "{report}");
+}

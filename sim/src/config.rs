@@ -47,6 +47,10 @@ pub struct Config {
     pub fairness: bool,
     /// The test's name, for the replay command in reports.
     pub test_name: Option<String>,
+    /// Where in the test this exploration was asked for (a `loom::model`
+    /// call's location, when a test makes several): named in progress
+    /// lines and in the report.
+    pub site: Option<String>,
     /// Whether a failing schedule is shrunk before it is reported (fewer
     /// preemptions, threads and steps; see [`Shrink`](crate::Shrink)).
     pub minimize: bool,
@@ -77,6 +81,7 @@ impl Default for Config {
             memory_model: MemoryModel::Weak,
             fairness: true,
             test_name: None,
+            site: None,
             minimize: true,
             progress: true,
             cancel: None,

@@ -53,6 +53,11 @@ pub struct RaceAccess {
     pub actor: String,
     /// Where, as `file:line:column`.
     pub location: String,
+    /// Whether it runs in a destructor that std's `Arc` started when its
+    /// last owner dropped it (seen only while a report's trace is
+    /// recorded): std's `Arc` is invisible to samaritan, so that drop is
+    /// not ordered after the other owners' accesses.
+    pub in_std_arc_drop: bool,
 }
 
 impl fmt::Display for RaceAccess {
@@ -212,6 +217,17 @@ impl Outcome {
             (Outcome::Panic { actor: a, location: l, .. }, Outcome::Panic { actor: b, location: m, .. }) => {
                 a == b && l == m
             }
+            // What a traced replay adds (`in_std_arc_drop`) is no
+            // difference.
+            (
+                Outcome::DataRace { cell: a, first: f, second: s },
+                Outcome::DataRace { cell: b, first: g, second: t },
+            ) => {
+                let same = |x: &RaceAccess, y: &RaceAccess| {
+                    (x.write, &x.actor, &x.location) == (y.write, &y.actor, &y.location)
+                };
+                a == b && same(f, g) && same(s, t)
+            }
             _ => self == other,
         }
     }
@@ -290,10 +306,19 @@ impl fmt::Display for Outcome {
                 )?;
                 write_cycle(f, cycle)
             }
-            Outcome::DataRace { cell, first, second } => write!(
-                f,
-                "data race on {cell}: nothing orders these two accesses, and at least one writes\n  {first}\n  {second}\n  make one happen after the other (a lock, a join, a channel, an atomic store the other thread loads)"
-            ),
+            Outcome::DataRace { cell, first, second } => {
+                write!(
+                    f,
+                    "data race on {cell}: nothing orders these two accesses, and at least one writes\n  {first}\n  {second}\n  make one happen after the other (a lock, a join, a channel, an atomic store the other thread loads)"
+                )?;
+                if second.in_std_arc_drop {
+                    write!(
+                        f,
+                        "\n  the second access runs in a destructor that the last owner of a std `Arc` started by dropping it: std's `Arc` is invisible to samaritan, so its freeing drop is not ordered after the other owners' accesses; share the value with `samaritan::sync::counted::Arc` (samaritan-loom's `sync::Arc` is it), whose last drop is ordered after every other owner's accesses"
+                    )?;
+                }
+                Ok(())
+            }
             Outcome::Nondeterminism { step, detail } => write!(
                 f,
                 "nondeterminism at step {step}: {detail}; the test must depend only on the schedule (no wall clock, OS randomness or state kept between executions: samaritan puts its own primitives in `static`s back after every execution, but not std's or other types, nor `thread_local!`s of the exploring thread)"

@@ -545,16 +545,20 @@ impl Races {
 
 impl Races {
     /// Builds the verdict for `race`, naming actors with `name`.
-    pub(crate) fn report(&self, race: &Race, name: impl Fn(ActorId) -> String) -> Outcome {
+    /// The verdict on `race`; `in_std_arc_drop` says whether its second
+    /// access, the running actor's, runs in a destructor a std `Arc`'s
+    /// last drop started.
+    pub(crate) fn report(&self, race: &Race, in_std_arc_drop: bool, name: impl Fn(ActorId) -> String) -> Outcome {
         let access = |(epoch, write): (Epoch, bool)| RaceAccess {
             write,
             actor: name(epoch.actor),
             location: location_string(epoch.location),
+            in_std_arc_drop: false,
         };
         Outcome::DataRace {
             cell: format!("{}#{}", self.cells[race.cell].kind, race.cell),
             first: access(race.first),
-            second: access(race.second),
+            second: RaceAccess { in_std_arc_drop, ..access(race.second) },
         }
     }
 }

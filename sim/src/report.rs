@@ -18,7 +18,9 @@ pub struct Failure {
     pub schedule: Schedule,
     /// The schedule as a replay token.
     pub token: String,
-    /// Actors whose stacks could not be unwound at teardown.
+    /// Actors whose stacks could not be reused at teardown: one abandoned
+    /// half-way through unwinding from its own panic, or every actor of an
+    /// execution in which one overflowed its stack.
     pub leaked_actors: usize,
 }
 
@@ -90,6 +92,9 @@ pub struct Report {
     /// out by work stealing ([`Strategy::rank`](crate::Strategy::rank)),
     /// for choosing among the workers' failures.
     pub(crate) rank: Option<Vec<u32>>,
+    /// Where in the test the exploration was asked for, when it says
+    /// ([`Config::site`](crate::Config::site)): a `loom::model` call.
+    pub site: Option<String>,
     /// The first execution's note on statics it used and could not put
     /// back (`rt::keep_static`), for a nondeterminism report.
     pub(crate) unrestored: Option<String>,
@@ -152,6 +157,7 @@ impl Report {
             workers: 1,
             rank: None,
             unrestored: None,
+            site: None,
         }
     }
 
@@ -265,6 +271,9 @@ impl fmt::Display for Report {
                 write!(f, ", plus {} randomized", self.randomized)?;
             }
             write!(f, ", no bug (strategy {}{})", self.strategy, self.split())?;
+            if let Some(site) = &self.site {
+                write!(f, "; the model at {site}")?;
+            }
             if let Some(states) = self.states {
                 write!(f, "; {states} distinct states")?;
             }
@@ -277,18 +286,21 @@ impl fmt::Display for Report {
             Some(seed) => format!(", seed {seed}"),
             None => String::new(),
         };
+        let site = self.site.as_ref().map(|site| format!(" of the model at {site}")).unwrap_or_default();
         match self.replayed {
-            true => writeln!(f, "samaritan replayed a failing schedule (found by strategy {}{seed})", self.strategy)?,
+            true => {
+                writeln!(f, "samaritan replayed a failing schedule{site} (found by strategy {}{seed})", self.strategy)?
+            }
             false if self.workers > 1 => writeln!(
                 f,
-                "samaritan found a bug after {} executions (strategy {}{seed}{})",
+                "samaritan found a bug after {} executions{site} (strategy {}{seed}{})",
                 self.executions,
                 self.strategy,
                 self.split()
             )?,
             false => writeln!(
                 f,
-                "samaritan found a bug in execution {} (strategy {}{seed}{})",
+                "samaritan found a bug in execution {}{site} (strategy {}{seed}{})",
                 self.executions,
                 self.strategy,
                 self.split()
@@ -304,14 +316,19 @@ impl fmt::Display for Report {
         if let Some(shrink) = self.shrink.filter(Shrink::shrank) {
             writeln!(f, "\n{shrink}")?;
         }
+        // Only when the trace needs more preemptions than the bound
+        // passed: a trace with fewer was found past the bound by a search
+        // whose count of them differs (fair yields, a randomized part).
         if let (Some(c), Some(failure)) = (self.completed_bound, &self.failure) {
             let p = failure.trace.preemptions();
-            writeln!(
-                f,
-                "\nit takes {p} {}: every execution with <= {c} {} passed",
-                plural(p, "preemption"),
-                plural(c as usize, "preemption")
-            )?;
+            if p > c as usize {
+                writeln!(
+                    f,
+                    "\nit takes {p} {}: every execution with <= {c} {} passed",
+                    plural(p, "preemption"),
+                    plural(c as usize, "preemption")
+                )?;
+            }
         }
         if let Some(failure) = &self.failure {
             writeln!(f)?;
@@ -328,7 +345,7 @@ impl fmt::Display for Report {
             let tail = if self.outcome.diverged() { 20 } else { 120 };
             write_trace(f, &failure.trace, tail)?;
             if failure.leaked_actors > 0 {
-                writeln!(f, "note: {} thread(s) could not be unwound at teardown", failure.leaked_actors)?;
+                writeln!(f, "note: the stacks of {} thread(s) could not be reused at teardown", failure.leaked_actors)?;
             }
             writeln!(f)?;
             writeln!(f, "replay token: {}", failure.token)?;
@@ -431,5 +448,78 @@ impl fmt::Display for Shrink {
             self.runs,
             plural(self.runs as usize, "run")
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::Op;
+    use crate::trace::TraceLine;
+
+    /// A failing report whose trace has `preemptions` preempting steps,
+    /// after a search that passed every execution up to bound 2.
+    fn failed_past_bound_two(preemptions: usize) -> Report {
+        let line = |index: usize| TraceLine {
+            index,
+            actor: "main".to_string(),
+            op: Op::Lock,
+            object: Some("Mutex#0".to_string()),
+            location: "a.rs:1:1".to_string(),
+            value: None,
+            preempt: index < preemptions,
+            read: None,
+            note: None,
+        };
+        let schedule = Schedule {
+            strategy: "cb-por".to_string(),
+            seed: None,
+            choices: Vec::new(),
+            fingerprint: 0,
+            fair: true,
+            weak_memory: true,
+        };
+        let mut report = Report::new("cb-por", None);
+        report.outcome = Outcome::Panic { actor: "main".into(), message: "boom".into(), location: "a.rs:2:1".into() };
+        report.executions = 9;
+        report.completed_bound = Some(2);
+        report.failure = Some(Failure {
+            trace: Trace { lines: (0..3).map(line).collect() },
+            token: schedule.to_token(),
+            schedule,
+            leaked_actors: 0,
+        });
+        report
+    }
+
+    #[test]
+    fn a_failure_is_said_to_take_its_preemptions_only_when_the_bound_passed_had_fewer() {
+        let needs_three = failed_past_bound_two(3).to_string();
+        assert!(needs_three.contains("\nit takes 3 preemptions: every execution with <= 2 preemptions passed\n"));
+        // Found past the bound with fewer: the line would contradict itself.
+        for preemptions in [0, 2] {
+            let text = failed_past_bound_two(preemptions).to_string();
+            assert!(!text.contains("it takes"), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_report_names_the_model_its_exploration_was_asked_for_at() {
+        let mut report = failed_past_bound_two(3);
+        report.site = Some("tests/a.rs:10:5".to_string());
+        let text = report.to_string();
+        assert!(
+            text.starts_with(
+                "samaritan found a bug in execution 9 of the model at tests/a.rs:10:5 (strategy cb-por)\n"
+            ),
+            "{text}"
+        );
+        let mut pass = Report::new("dpor", None);
+        (pass.executions, pass.longest, pass.exhausted) = (4, 5, true);
+        pass.site = Some("tests/a.rs:20:5".to_string());
+        assert_eq!(
+            pass.to_string(),
+            "pass: every execution explored: 4 executions, no bug (strategy dpor); the model at tests/a.rs:20:5"
+        );
     }
 }

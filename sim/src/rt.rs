@@ -589,10 +589,20 @@ fn cell_access(cell: &CellSlot, kind: &'static str, write: bool, location: &'sta
         let memory = &mut ex.memory;
         let race = ex.race.access(id, me, write, location, &ex.objects, &mut |r, m| memory.apply(m, r));
         if let Some(race) = race {
-            let outcome = e.race.report(&race, |a| e.actor_name(a));
+            // Only while a report's trace is recorded: a backtrace costs.
+            let in_std_arc_drop = e.config.tracing && in_std_arc_drop();
+            let outcome = e.race.report(&race, in_std_arc_drop, |a| e.actor_name(a));
             e.fail(outcome);
         }
     });
+}
+
+/// Whether the calling thread runs in a destructor that std's `Arc`
+/// started on its last drop: its `drop_slow`, never inlined, is on the
+/// stack (symbol names survive in release builds unless stripped).
+fn in_std_arc_drop() -> bool {
+    let trace = std::backtrace::Backtrace::force_capture().to_string();
+    trace.lines().any(|l| l.contains("alloc::sync::Arc<") && l.contains("drop_slow"))
 }
 
 /// Returns whether weak compare-exchange may fail spuriously, and

@@ -117,6 +117,10 @@ pub(crate) fn search(
     let mut strategy_since: Option<Instant> = None;
     let mut since = Instant::now();
     let label = config.test_name.clone().filter(|n| n != "main").unwrap_or_else(|| strategy_name.clone());
+    let label = match &config.site {
+        Some(site) => format!("{label} (the model at {site})"),
+        None => label,
+    };
     let mut lines = config.progress.then(|| Lines::new(label, config.shared_count.clone()));
     loop {
         if let Some(lines) = &mut lines {
@@ -172,6 +176,7 @@ fn watchdog_report(config: &Config, strategy: &str, progress: &Arc<Progress>, si
     let executions = progress.executions.load(Ordering::Relaxed);
     let steps = progress.steps.load(Ordering::Relaxed);
     let mut report = Report::new(strategy, config.test_name.clone());
+    report.site = config.site.clone();
     report.outcome = Outcome::UncontrolledBlocking {
         actor: name,
         last: format!("step {steps} of execution {}", executions + 1),
@@ -214,7 +219,8 @@ pub(crate) struct Search {
 
 impl Search {
     fn new(strategy: Box<dyn Strategy + Send>, config: &Config) -> Search {
-        let report = Report::new(strategy.name(), config.test_name.clone());
+        let mut report = Report::new(strategy.name(), config.test_name.clone());
+        report.site = config.site.clone();
         Search { strategy, report, started: Instant::now(), states: HashSet::new(), first: None }
     }
 }
