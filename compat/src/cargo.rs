@@ -1,0 +1,171 @@
+//! Building a copy's tests with the crate's CI flags, and listing them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use crate::spec::CrateSpec;
+
+/// A test executable `cargo test --no-run` built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Binary {
+    /// The target's name (`loom`, or the crate's for `--lib`).
+    pub(crate) target: String,
+    /// The executable.
+    pub(crate) path: PathBuf,
+}
+
+/// What building one copy gave.
+#[derive(Debug)]
+pub(crate) struct Build {
+    /// The test executables; empty when the build failed.
+    pub(crate) binaries: Vec<Binary>,
+    /// The first error line when the build failed.
+    pub(crate) error: Option<String>,
+    /// Seconds the build took.
+    pub(crate) wall: f64,
+}
+
+/// Builds the tests of the copy at `dir` into `target_dir` as the crate's
+/// CI does (its `RUSTFLAGS`, `--release`, targets and features), cargo's
+/// diagnostics going to `log`.
+pub(crate) fn build(spec: &CrateSpec, dir: &Path, target_dir: &Path, log: &Path) -> Build {
+    let start = Instant::now();
+    let mut cmd = Command::new("cargo");
+    cmd.args(["test", "--no-run", "--message-format=json-render-diagnostics"]).args(cargo_args(spec));
+    cmd.current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env("RUSTFLAGS", &spec.rustflags)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .stdin(Stdio::null());
+    let failed =
+        |error: String| Build { binaries: Vec::new(), error: Some(error), wall: start.elapsed().as_secs_f64() };
+    let stderr = match fs::File::create(log) {
+        Ok(f) => f,
+        Err(e) => return failed(format!("cannot create {}: {e}", log.display())),
+    };
+    let out = match cmd.stderr(stderr).output() {
+        Ok(out) => out,
+        Err(e) => return failed(format!("cannot run cargo: {e}")),
+    };
+    if !out.status.success() {
+        let text = fs::read_to_string(log).unwrap_or_default();
+        return failed(first_error(&text).unwrap_or_else(|| format!("cargo exited with {}", out.status)));
+    }
+    Build {
+        binaries: executables(&String::from_utf8_lossy(&out.stdout)),
+        error: None,
+        wall: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// The cargo arguments after `cargo test` for the crate's CI flags.
+pub(crate) fn cargo_args(spec: &CrateSpec) -> Vec<String> {
+    let mut args = Vec::new();
+    if spec.release {
+        args.push("--release".to_string());
+    }
+    args.extend(spec.targets.iter().cloned());
+    if !spec.features.is_empty() {
+        args.push("--features".to_string());
+        args.push(spec.features.join(","));
+    }
+    if spec.no_default_features {
+        args.push("--no-default-features".to_string());
+    }
+    args
+}
+
+/// The test executables in cargo's `--message-format=json` output.
+pub(crate) fn executables(json_lines: &str) -> Vec<Binary> {
+    json_lines
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["profile"]["test"] == true)
+        .filter_map(|m| {
+            Some(Binary { target: m["target"]["name"].as_str()?.to_string(), path: m["executable"].as_str()?.into() })
+        })
+        .collect()
+}
+
+/// The first line of cargo's or rustc's output that says `error`, other
+/// than the closing "could not compile".
+pub(crate) fn first_error(stderr: &str) -> Option<String> {
+    stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("error") && !l.starts_with("error: could not compile"))
+        .map(str::to_string)
+}
+
+/// The tests `binary --list` names, run in `dir`.
+pub(crate) fn list(binary: &Path, dir: &Path) -> Result<Vec<String>, String> {
+    let out = Command::new(binary)
+        .args(["--list"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    if !out.status.success() {
+        return Err(format!("{} --list exited with {}", binary.display(), out.status));
+    }
+    Ok(parse_list(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The test names in libtest's `--list` output (`name: test` lines;
+/// benchmarks and the closing count are not tests).
+pub(crate) fn parse_list(out: &str) -> Vec<String> {
+    out.lines().filter_map(|l| l.strip_suffix(": test")).map(str::to_string).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_tests_only() {
+        let out = "loom::smoke: test\nsync::tests::loom_mpsc::basic: test\nbench_push: bench\n\n2 tests, 1 benchmark\n";
+        assert_eq!(parse_list(out), ["loom::smoke", "sync::tests::loom_mpsc::basic"]);
+        assert_eq!(parse_list("\n0 tests, 0 benchmarks\n"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn reads_test_executables() {
+        let lines = [
+            r#"{"reason":"compiler-artifact","target":{"name":"queue","kind":["lib"]},"profile":{"test":false},"executable":null}"#,
+            r#"{"reason":"compiler-artifact","target":{"name":"queue","kind":["lib"]},"profile":{"test":true},"executable":"/t/queue-1a"}"#,
+            r#"{"reason":"compiler-artifact","target":{"name":"loom","kind":["test"]},"profile":{"test":true},"executable":"/t/loom-2b"}"#,
+            r#"{"reason":"build-finished","success":true}"#,
+        ];
+        assert_eq!(
+            executables(&lines.join("\n")),
+            [
+                Binary { target: "queue".into(), path: "/t/queue-1a".into() },
+                Binary { target: "loom".into(), path: "/t/loom-2b".into() }
+            ]
+        );
+    }
+
+    #[test]
+    fn finds_the_first_error() {
+        let stderr =
+            "   Compiling queue v1.0.0\nerror[E0432]: unresolved import `loom::lazy_static`\n --> src/a.rs:1:5\n\
+                      error: could not compile `queue`\n";
+        assert_eq!(first_error(stderr).as_deref(), Some("error[E0432]: unresolved import `loom::lazy_static`"));
+        assert_eq!(first_error("warning: unused\n"), None);
+    }
+
+    #[test]
+    fn passes_the_ci_flags() {
+        let spec = crate::spec::parse(
+            "[[crate]]\nname = \"t\"\nversion = \"1\"\nrelease = true\ntargets = [\"--test\", \"loom\"]\n\
+             features = [\"full\", \"test-util\"]\nno-default-features = true\n",
+        )
+        .unwrap();
+        assert_eq!(
+            cargo_args(&spec[0]),
+            ["--release", "--test", "loom", "--features", "full,test-util", "--no-default-features"]
+        );
+    }
+}

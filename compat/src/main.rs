@@ -1,0 +1,306 @@
+//! `samaritan-compat`: runs published crates' loom test suites twice, on
+//! loom and on samaritan-loom (the `loom` dependency renamed, or loom
+//! patched), one test per process, and tabulates both sides.
+//!
+//! ```text
+//! cargo run --release -p samaritan-compat -- [--crates FILE] [--only NAME]...
+//!     [--cap SECS] [--samaritan PATH] [--work DIR] [--side loom|samaritan|both]
+//!     [--patch] [--dry-run] [--out FILE.md]
+//! ```
+//!
+//! See `compat/README.md`. Not part of `.ci/run` beyond compiling and its
+//! unit tests.
+
+mod cargo;
+mod manifest;
+mod report;
+mod run;
+mod source;
+mod spec;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use manifest::Switch;
+use report::{Built, Cell, CrateResult, Row, Side};
+use spec::CrateSpec;
+
+/// The text of `--help`.
+const USAGE: &str = "\
+samaritan-compat: run published crates' loom tests on loom and on samaritan-loom
+
+usage: samaritan-compat [OPTIONS]
+
+  --crates FILE        the crate list (default: compat/crates.toml)
+  --only NAME          only this crate (repeatable)
+  --cap SECS           wall-clock cap per test process (default 600)
+  --samaritan PATH     the samaritan checkout whose loom/ the copies use
+                       (default: this workspace)
+  --work DIR           sources, copies, target dirs and logs
+                       (default: target/compat of this workspace)
+  --side SIDE          loom, samaritan or both (default both)
+  --patch              switch with [patch.crates-io] loom = <samaritan>/loom-patch
+                       instead of renaming the dependency
+  --dry-run            fetch, switch, build and list the tests; run none
+  --out FILE.md        also write the report there, and the raw rows to FILE.tsv
+  --help               print this help
+";
+
+/// The command line, read.
+#[derive(Debug)]
+struct Options {
+    crates: PathBuf,
+    only: Vec<String>,
+    cap: Duration,
+    samaritan: PathBuf,
+    work: PathBuf,
+    sides: Vec<Side>,
+    switch: Switch,
+    dry_run: bool,
+    out: Option<PathBuf>,
+}
+
+fn options() -> Result<Option<Options>, lexopt::Error> {
+    use lexopt::prelude::*;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut o = Options {
+        crates: root.join("crates.toml"),
+        only: Vec::new(),
+        cap: Duration::from_secs(600),
+        samaritan: root.join(".."),
+        work: root.join("../target/compat"),
+        sides: vec![Side::Loom, Side::Samaritan],
+        switch: Switch::Rename,
+        dry_run: false,
+        out: None,
+    };
+    let mut parser = lexopt::Parser::from_env();
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("crates") => o.crates = parser.value()?.into(),
+            Long("only") => o.only.push(parser.value()?.string()?),
+            Long("cap") => o.cap = Duration::from_secs(parser.value()?.parse()?),
+            Long("samaritan") => o.samaritan = parser.value()?.into(),
+            Long("work") => o.work = parser.value()?.into(),
+            Long("side") => {
+                o.sides = match parser.value()?.string()?.as_str() {
+                    "loom" => vec![Side::Loom],
+                    "samaritan" => vec![Side::Samaritan],
+                    "both" => vec![Side::Loom, Side::Samaritan],
+                    other => return Err(format!("--side: expected loom, samaritan or both, not {other}").into()),
+                }
+            }
+            Long("patch") => o.switch = Switch::Patch,
+            Long("dry-run") => o.dry_run = true,
+            Long("out") => o.out = Some(parser.value()?.into()),
+            Long("help") | Short('h') => return Ok(None),
+            _ => return Err(arg.unexpected()),
+        }
+    }
+    Ok(Some(o))
+}
+
+fn main() -> ExitCode {
+    let o = match options() {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("samaritan-compat: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match compat(o) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("samaritan-compat: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs every selected crate and writes the report. Only a bad command line,
+/// crate list or output file is an error: whatever a crate does is a row.
+fn compat(mut o: Options) -> Result<(), String> {
+    let text = fs::read_to_string(&o.crates).map_err(|e| format!("cannot read {}: {e}", o.crates.display()))?;
+    let mut specs = spec::parse(&text).map_err(|e| format!("{}: {e}", o.crates.display()))?;
+    if !o.only.is_empty() {
+        if let Some(missing) = o.only.iter().find(|n| !specs.iter().any(|s| &s.name == *n)) {
+            return Err(format!("--only {missing}: not in {}", o.crates.display()));
+        }
+        specs.retain(|s| o.only.contains(&s.name));
+    }
+    o.samaritan = fs::canonicalize(&o.samaritan).map_err(|e| format!("--samaritan {}: {e}", o.samaritan.display()))?;
+    fs::create_dir_all(&o.work).map_err(|e| format!("cannot create {}: {e}", o.work.display()))?;
+    o.work = fs::canonicalize(&o.work).map_err(|e| format!("--work {}: {e}", o.work.display()))?;
+    let mut results = Vec::new();
+    let mut markdown = String::from("# samaritan-compat\n\n");
+    for spec in &specs {
+        let result = one_crate(&o, spec);
+        if !o.dry_run {
+            let section = report::crate_section(&result);
+            println!("{section}");
+            markdown.push_str(&section);
+            markdown.push('\n');
+        }
+        results.push(result);
+    }
+    let summary = if o.dry_run {
+        format!("## Dry run\n\n{}", report::dry_run_table(&results))
+    } else {
+        format!("## Totals\n\n{}", report::totals_table(&results))
+    };
+    print!("{summary}");
+    markdown.push_str(&summary);
+    let tsv_path = match &o.out {
+        Some(out) => {
+            fs::write(out, &markdown).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+            out.with_extension("tsv")
+        }
+        None => o.work.join("rows.tsv"),
+    };
+    fs::write(&tsv_path, report::tsv(&results)).map_err(|e| format!("cannot write {}: {e}", tsv_path.display()))?;
+    eprintln!("samaritan-compat: raw rows in {}", tsv_path.display());
+    Ok(())
+}
+
+/// What one side of a crate built, and its tests (target, name, binary).
+struct Prepared {
+    built: Built,
+    tests: Vec<(String, String, PathBuf)>,
+}
+
+/// Fetches, copies, builds, lists and (unless a dry run) runs one crate.
+fn one_crate(o: &Options, spec: &CrateSpec) -> CrateResult {
+    let dir = o.work.join(spec.id());
+    let mut result = CrateResult {
+        name: spec.name.clone(),
+        version: spec.version.clone(),
+        loom: Built::Skipped,
+        samaritan: Built::Skipped,
+        switched: match o.switch {
+            Switch::Rename => "rename".to_string(),
+            Switch::Patch => "patch: [patch.crates-io] loom = <samaritan>/loom-patch".to_string(),
+        },
+        rows: Vec::new(),
+    };
+    note(&format!("{}: fetching", spec.id()));
+    let source = match source::fetch(spec, &o.work) {
+        Ok(source) => source,
+        Err(e) => {
+            for side in &o.sides {
+                *built_mut(&mut result, *side) = Built::Failed(format!("fetch: {e}"));
+            }
+            return result;
+        }
+    };
+    let mut prepared = Vec::new();
+    for &side in &o.sides {
+        let p = prepare(o, spec, &source, &dir, side, &mut result.switched);
+        *built_mut(&mut result, side) = p.built.clone();
+        prepared.push((side, p));
+    }
+    let find = |side: Side| prepared.iter().find(|(s, _)| *s == side).map(|(_, p)| p);
+    // Every test either side lists, in the order the first side lists them.
+    let mut names: Vec<(String, String)> = Vec::new();
+    for (_, p) in &prepared {
+        for (target, test, _) in &p.tests {
+            if !names.iter().any(|(t, n)| t == target && n == test) {
+                names.push((target.clone(), test.clone()));
+            }
+        }
+    }
+    for (target, test) in names {
+        let mut cells = [Cell::Skipped, Cell::Skipped];
+        for (i, side) in [Side::Loom, Side::Samaritan].into_iter().enumerate() {
+            let Some(p) = find(side) else { continue };
+            cells[i] = match (&p.built, p.tests.iter().find(|(t, n, _)| *t == target && *n == test)) {
+                (Built::Failed(_), _) => Cell::NoBuild,
+                (_, None) => Cell::Absent,
+                (_, Some(_)) if o.dry_run => Cell::Listed,
+                (_, Some((_, _, binary))) => run_one(o, spec, &dir, side, &target, &test, binary),
+            };
+        }
+        let [loom, samaritan] = cells;
+        result.rows.push(Row { target, test, loom, samaritan });
+    }
+    result
+}
+
+fn built_mut(result: &mut CrateResult, side: Side) -> &mut Built {
+    match side {
+        Side::Loom => &mut result.loom,
+        Side::Samaritan => &mut result.samaritan,
+    }
+}
+
+/// Copies, switches, builds and lists one side.
+fn prepare(o: &Options, spec: &CrateSpec, source: &Path, dir: &Path, side: Side, switched: &mut String) -> Prepared {
+    let failed = |e: String| Prepared { built: Built::Failed(e), tests: Vec::new() };
+    let copy = dir.join(side.name());
+    let logs = dir.join("logs").join(side.name());
+    if let Err(e) = fs::create_dir_all(&logs) {
+        return failed(format!("cannot create {}: {e}", logs.display()));
+    }
+    let switch = (side == Side::Samaritan).then_some((o.switch, o.samaritan.as_path()));
+    match source::copy(source, &copy, switch) {
+        Ok(renamed) if !renamed.is_empty() => *switched = format!("rename: {}", renamed.join(", ")),
+        Ok(_) => {}
+        Err(e) => return failed(e),
+    }
+    note(&format!("{}: building the {} side", spec.id(), side.name()));
+    let mut build = cargo::build(spec, &copy, &dir.join("target").join(side.name()), &logs.join("build.log"));
+    // Cargo names the executables in the order they finish: sort them, so
+    // that rows come in the same order every run.
+    build.binaries.sort_by(|a, b| a.target.cmp(&b.target));
+    if let Some(e) = build.error {
+        note(&format!("{}: the {} side does not build: {e}", spec.id(), side.name()));
+        return failed(e);
+    }
+    let mut tests = Vec::new();
+    for binary in &build.binaries {
+        match cargo::list(&binary.path, &copy) {
+            Ok(names) => tests.extend(
+                names
+                    .into_iter()
+                    .filter(|n| spec.filter.as_ref().is_none_or(|f| n.contains(f.as_str())))
+                    .map(|n| (binary.target.clone(), n, binary.path.clone())),
+            ),
+            Err(e) => return failed(e),
+        }
+    }
+    note(&format!("{}: the {} side builds, {} tests", spec.id(), side.name(), tests.len()));
+    Prepared { built: Built::Ok { tests: tests.len(), wall: build.wall }, tests }
+}
+
+/// Runs one test on one side; a harness error is a failure row.
+fn run_one(o: &Options, spec: &CrateSpec, dir: &Path, side: Side, target: &str, test: &str, binary: &Path) -> Cell {
+    let stem: String =
+        format!("{target}--{test}").chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let job = run::Job {
+        binary,
+        test,
+        dir: &dir.join(side.name()),
+        env: &spec.env,
+        side,
+        cap: o.cap,
+        log: dir.join("logs").join(side.name()).join(stem),
+    };
+    let cell = match run::run(&job) {
+        Ok(run) => Cell::Ran(run),
+        Err(e) => Cell::Ran(report::Run { outcome: report::Outcome::Fail, wall: 0.0, count: None, excerpt: vec![e] }),
+    };
+    if let Cell::Ran(r) = &cell {
+        note(&format!("{}: {} {target} {test}: {:?} in {:.2} s", spec.id(), side.name(), r.outcome, r.wall));
+    }
+    cell
+}
+
+/// Progress, on standard error (standard output has only the report).
+fn note(line: &str) {
+    eprintln!("samaritan-compat: {line}");
+}

@@ -1,0 +1,276 @@
+//! Editing a published crate's `Cargo.toml` (normalized by `cargo publish`)
+//! for the two copies: standalone for both, and switched to samaritan-loom
+//! for the samaritan copy.
+
+use std::fmt;
+use std::path::Path;
+
+use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
+
+/// How the samaritan copy is switched to samaritan-loom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Switch {
+    /// Every `loom` dependency of the crate becomes `samaritan-loom` under
+    /// the same key (`loom = { package = "samaritan-loom", ... }`).
+    Rename,
+    /// The dependencies stay; `[patch.crates-io]` replaces loom, for the
+    /// whole graph, with `<samaritan>/loom-patch` (a crate named `loom`
+    /// that re-exports samaritan-loom).
+    Patch,
+}
+
+/// Why a manifest could not be edited.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct ManifestError(String);
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
+/// The dependency tables of a manifest: top level and under each
+/// `[target.'...']`.
+const KINDS: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+
+/// The manifest with an empty `[workspace]` table (unless it has one), so
+/// that the copy builds on its own although it lies inside samaritan's
+/// workspace directory.
+pub(crate) fn standalone(manifest: &str) -> Result<String, ManifestError> {
+    let mut doc = parse(manifest)?;
+    add_workspace(&mut doc);
+    Ok(doc.to_string())
+}
+
+/// The samaritan copy's manifest: [`standalone`], switched as `switch`
+/// says to the samaritan checkout at `samaritan`. Also returns where each
+/// renamed dependency was (`dev-dependencies.loom`,
+/// `target.cfg(loom).dependencies.loom`); a rename that finds none fails.
+pub(crate) fn for_samaritan(
+    manifest: &str,
+    samaritan: &Path,
+    switch: Switch,
+) -> Result<(String, Vec<String>), ManifestError> {
+    let mut doc = parse(manifest)?;
+    let mut renamed = Vec::new();
+    match switch {
+        Switch::Rename => {
+            let loom_path = samaritan.join("loom").display().to_string();
+            for kind in KINDS {
+                if let Some(deps) = doc.get_mut(kind).and_then(Item::as_table_like_mut) {
+                    rename(deps, &loom_path, kind, &mut renamed);
+                }
+            }
+            if let Some(targets) = doc.get_mut("target").and_then(Item::as_table_like_mut) {
+                for (cfg, target) in targets.iter_mut() {
+                    let Some(target) = target.as_table_like_mut() else { continue };
+                    for kind in KINDS {
+                        if let Some(deps) = target.get_mut(kind).and_then(Item::as_table_like_mut) {
+                            rename(deps, &loom_path, &format!("target.{}.{kind}", cfg.get()), &mut renamed);
+                        }
+                    }
+                }
+            }
+            if renamed.is_empty() {
+                return Err(ManifestError("no loom dependency to rename".to_string()));
+            }
+        }
+        Switch::Patch => {
+            let patch = doc.entry("patch").or_insert_with(implicit_table);
+            let Some(patch) = patch.as_table_like_mut() else {
+                return Err(ManifestError("`patch` is not a table".to_string()));
+            };
+            let crates_io = patch.entry("crates-io").or_insert(Item::Table(Table::new()));
+            let Some(crates_io) = crates_io.as_table_like_mut() else {
+                return Err(ManifestError("`patch.crates-io` is not a table".to_string()));
+            };
+            let mut dep = InlineTable::new();
+            dep.insert("path", samaritan.join("loom-patch").display().to_string().into());
+            crates_io.insert("loom", Item::Value(Value::InlineTable(dep)));
+        }
+    }
+    add_workspace(&mut doc);
+    Ok((doc.to_string(), renamed))
+}
+
+fn parse(manifest: &str) -> Result<DocumentMut, ManifestError> {
+    manifest.parse().map_err(|e| ManifestError(format!("Cargo.toml is not TOML: {e}")))
+}
+
+fn implicit_table() -> Item {
+    let mut t = Table::new();
+    t.set_implicit(true);
+    Item::Table(t)
+}
+
+fn add_workspace(doc: &mut DocumentMut) {
+    if !doc.contains_key("workspace") {
+        doc.insert("workspace", Item::Table(Table::new()));
+    }
+}
+
+/// Renames every loom dependency of one table: the key `loom` without a
+/// `package`, or any key with `package = "loom"` (crossbeam's
+/// `loom-crate`). The key stays, so `dep:loom` features and `use loom::`
+/// keep working.
+fn rename(deps: &mut dyn toml_edit::TableLike, loom_path: &str, at: &str, renamed: &mut Vec<String>) {
+    let keys: Vec<String> = deps.iter().filter(|(k, v)| is_loom(k, v)).map(|(k, _)| k.to_string()).collect();
+    for key in keys {
+        let item = deps.get_mut(&key).expect("listed above");
+        let mut features: Array = ["sim"].into_iter().collect();
+        if let Some(own) = item.get("features").and_then(Item::as_array) {
+            features.extend(own.iter().filter_map(Value::as_str));
+        }
+        let optional = item.get("optional").and_then(Item::as_bool).unwrap_or(false);
+        let mut fields: Vec<(&str, Value)> = vec![
+            ("package", "samaritan-loom".into()),
+            ("path", loom_path.into()),
+            ("features", Value::Array(features)),
+        ];
+        if optional {
+            fields.push(("optional", true.into()));
+        }
+        match item {
+            // `[dev-dependencies.loom]`, as `cargo publish` writes it.
+            Item::Table(t) => {
+                t.clear();
+                for (k, v) in fields {
+                    t.insert(k, Item::Value(v));
+                }
+            }
+            _ => {
+                let mut t = InlineTable::new();
+                for (k, v) in fields {
+                    t.insert(k, v);
+                }
+                *item = Item::Value(Value::InlineTable(t));
+            }
+        }
+        renamed.push(format!("{at}.{key}"));
+    }
+}
+
+fn is_loom(key: &str, item: &Item) -> bool {
+    match item.get("package").and_then(Item::as_str) {
+        Some(package) => package == "loom",
+        None => key == "loom",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A normalized manifest as `cargo publish` writes it, with loom as a
+    /// `cfg(loom)` dev-dependency, as an optional dependency, and under a
+    /// renamed key (crossbeam's).
+    const PUBLISHED: &str = r#"[package]
+name = "queue"
+version = "1.0.0"
+
+[features]
+loom = ["dep:loom"]
+
+[dependencies.loom-crate]
+version = "0.7.1"
+optional = true
+package = "loom"
+
+[dev-dependencies]
+loom = "0.7"
+tokio = "1"
+
+[target."cfg(loom)".dependencies.loom]
+version = "0.7"
+optional = true
+
+[target."cfg(loom)".dev-dependencies.loom]
+version = "0.7"
+features = ["futures", "checkpoint"]
+"#;
+
+    #[track_caller]
+    fn check(manifest: &str, switch: Switch, expected: &str, expected_renamed: &[&str]) {
+        let (text, renamed) = for_samaritan(manifest, Path::new("/s"), switch).unwrap();
+        assert_eq!(text, expected);
+        assert_eq!(renamed, expected_renamed);
+    }
+
+    #[test]
+    fn renames_every_loom_dependency() {
+        check(
+            PUBLISHED,
+            Switch::Rename,
+            r#"[package]
+name = "queue"
+version = "1.0.0"
+
+[features]
+loom = ["dep:loom"]
+
+[dependencies.loom-crate]
+package = "samaritan-loom"
+path = "/s/loom"
+features = ["sim"]
+optional = true
+
+[dev-dependencies]
+loom = { package = "samaritan-loom", path = "/s/loom", features = ["sim"] }
+tokio = "1"
+
+[target."cfg(loom)".dependencies.loom]
+package = "samaritan-loom"
+path = "/s/loom"
+features = ["sim"]
+optional = true
+
+[target."cfg(loom)".dev-dependencies.loom]
+package = "samaritan-loom"
+path = "/s/loom"
+features = ["sim", "futures", "checkpoint"]
+
+[workspace]
+"#,
+            &[
+                "dependencies.loom-crate",
+                "dev-dependencies.loom",
+                "target.cfg(loom).dependencies.loom",
+                "target.cfg(loom).dev-dependencies.loom",
+            ],
+        );
+    }
+
+    #[test]
+    fn renames_an_inline_table_keeping_optional() {
+        check(
+            "[package]\nname = \"q\"\n\n[target.'cfg(q_loom)'.dependencies]\nloom = { version = \"0.7.2\", features = [\"futures\"], optional = true }\n",
+            Switch::Rename,
+            "[package]\nname = \"q\"\n\n[target.'cfg(q_loom)'.dependencies]\nloom = { package = \"samaritan-loom\", path = \"/s/loom\", features = [\"sim\", \"futures\"], optional = true }\n\n[workspace]\n",
+            &["target.cfg(q_loom).dependencies.loom"],
+        );
+    }
+
+    #[test]
+    fn patch_mode_adds_one_patch_line() {
+        check(
+            "[package]\nname = \"q\"\n\n[dev-dependencies]\nloom = \"0.7\"\n",
+            Switch::Patch,
+            "[package]\nname = \"q\"\n\n[dev-dependencies]\nloom = \"0.7\"\n\n[patch.crates-io]\nloom = { path = \"/s/loom-patch\" }\n\n[workspace]\n",
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_crate_without_loom_cannot_be_renamed() {
+        let err = for_samaritan("[package]\nname = \"q\"\n", Path::new("/s"), Switch::Rename).unwrap_err();
+        assert_eq!(err.to_string(), "no loom dependency to rename");
+    }
+
+    #[test]
+    fn standalone_keeps_an_existing_workspace() {
+        assert_eq!(standalone("[package]\nname = \"q\"\n").unwrap(), "[package]\nname = \"q\"\n\n[workspace]\n");
+        assert_eq!(standalone("[workspace]\nmembers = []\n").unwrap(), "[workspace]\nmembers = []\n");
+    }
+}

@@ -1,0 +1,149 @@
+//! The crate list, `crates.toml`: which published crates to run and with
+//! which of their own CI settings.
+
+use std::fmt;
+
+use toml_edit::{DocumentMut, Item, Table};
+
+/// One crate of the list: what to fetch and how its CI runs its loom tests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CrateSpec {
+    /// The crate's name on crates.io.
+    pub(crate) name: String,
+    /// The exact published version.
+    pub(crate) version: String,
+    /// `RUSTFLAGS` of the crate's loom job (`--cfg loom`, ...).
+    pub(crate) rustflags: String,
+    /// Whether the job builds with `--release`.
+    pub(crate) release: bool,
+    /// The job's target selection, as cargo arguments (`--lib`, `--test
+    /// loom`); empty: every target `cargo test` builds.
+    pub(crate) targets: Vec<String>,
+    /// The job's `--features`.
+    pub(crate) features: Vec<String>,
+    /// Whether the job passes `--no-default-features`.
+    pub(crate) no_default_features: bool,
+    /// The job's environment (`LOOM_MAX_PREEMPTIONS`, ...), in file order;
+    /// set on both sides.
+    pub(crate) env: Vec<(String, String)>,
+    /// Only the listed tests whose name contains this run (tokio: `loom`).
+    pub(crate) filter: Option<String>,
+}
+
+impl CrateSpec {
+    /// The crate's `name-version`, its directory under the work directory.
+    pub(crate) fn id(&self) -> String {
+        format!("{}-{}", self.name, self.version)
+    }
+}
+
+/// Why the crate list could not be read.
+#[derive(Debug)]
+pub(crate) struct SpecError(String);
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// Reads the `[[crate]]` entries of a crate list.
+pub(crate) fn parse(text: &str) -> Result<Vec<CrateSpec>, SpecError> {
+    let doc: DocumentMut = text.parse().map_err(|e| SpecError(format!("not TOML: {e}")))?;
+    let Some(list) = doc.get("crate").and_then(Item::as_array_of_tables) else {
+        return Err(SpecError("no [[crate]] entry".to_string()));
+    };
+    list.iter()
+        .enumerate()
+        .map(|(i, t)| entry(t).map_err(|e| SpecError(format!("[[crate]] #{}: {e}", i + 1))))
+        .collect()
+}
+
+/// Reads one `[[crate]]` table.
+fn entry(t: &Table) -> Result<CrateSpec, String> {
+    let string =
+        |key: &str| t.get(key).map(|v| v.as_str().map(str::to_string).ok_or(format!("`{key}` is not a string")));
+    let strings = |key: &str| -> Result<Vec<String>, String> {
+        match t.get(key) {
+            None => Ok(Vec::new()),
+            Some(v) => v
+                .as_array()
+                .and_then(|a| a.iter().map(|x| x.as_str().map(str::to_string)).collect())
+                .ok_or(format!("`{key}` is not an array of strings")),
+        }
+    };
+    let flag = |key: &str| match t.get(key) {
+        None => Ok(false),
+        Some(v) => v.as_bool().ok_or(format!("`{key}` is not a boolean")),
+    };
+    let name = string("name").ok_or("no `name`")??;
+    let version = string("version").ok_or("no `version`")??;
+    let mut env = Vec::new();
+    if let Some(item) = t.get("env") {
+        let table = item.as_table_like().ok_or("`env` is not a table")?;
+        for (k, v) in table.iter() {
+            let v = v.as_str().ok_or(format!("env `{k}` is not a string"))?;
+            env.push((k.to_string(), v.to_string()));
+        }
+    }
+    Ok(CrateSpec {
+        name,
+        version,
+        rustflags: string("rustflags").transpose()?.unwrap_or_default(),
+        release: flag("release")?,
+        targets: strings("targets")?,
+        features: strings("features")?,
+        no_default_features: flag("no-default-features")?,
+        env,
+        filter: string("filter").transpose()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_field() {
+        let text = r#"
+[[crate]]
+name = "tokio"
+version = "1.54.1"
+rustflags = "--cfg loom"
+release = true
+targets = ["--lib"]
+features = ["full", "test-util"]
+env = { LOOM_MAX_PREEMPTIONS = "2", LOOM_MAX_BRANCHES = "10000" }
+filter = "loom"
+
+[[crate]]
+name = "oneshot"
+version = "0.1.13"
+"#;
+        let specs = parse(text).unwrap();
+        assert_eq!(
+            specs[0],
+            CrateSpec {
+                name: "tokio".into(),
+                version: "1.54.1".into(),
+                rustflags: "--cfg loom".into(),
+                release: true,
+                targets: vec!["--lib".into()],
+                features: vec!["full".into(), "test-util".into()],
+                no_default_features: false,
+                env: vec![("LOOM_MAX_PREEMPTIONS".into(), "2".into()), ("LOOM_MAX_BRANCHES".into(), "10000".into())],
+                filter: Some("loom".into()),
+            }
+        );
+        assert_eq!((specs[1].id(), specs[1].release, specs[1].targets.len()), ("oneshot-0.1.13".to_string(), false, 0));
+    }
+
+    #[test]
+    fn names_the_bad_entry() {
+        let err =
+            parse("[[crate]]\nname = \"a\"\nversion = \"1\"\n[[crate]]\nname = \"b\"\nversion = 2\n").unwrap_err();
+        assert_eq!(err.to_string(), "[[crate]] #2: `version` is not a string");
+    }
+}
