@@ -60,13 +60,8 @@ impl<T> Mutex<T> {
 
     /// Consumes the mutex, returning the underlying data.
     pub fn into_inner(self) -> LockResult<T> {
-        let poisoned = self.poison.get();
-        let data = self.inner.into_inner();
-        if poisoned {
-            Err(std::sync::PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        let Mutex { poison, inner, .. } = self;
+        poison.result(inner.into_inner())
     }
 }
 
@@ -107,13 +102,9 @@ impl<T: ?Sized> Mutex<T> {
         // SAFETY: `raw` was erased from a `Mutex<T>` that is a static
         // (`Pristine::keep`), so it is still there.
         let mutex = unsafe { &*pristine::unerase::<Mutex<T>>(raw) };
-        let mut guard = mutex.inner.try_lock()?;
         // SAFETY: the guard holds the data exclusively; a restore's bytes
         // are a snapshot of it before any use (`Pristine`).
-        let done = unsafe { pristine::act(&mut *guard, action) };
-        drop(guard);
-        mutex.poison.clear();
-        Some(done)
+        unsafe { pristine::lent(mutex.inner.try_lock(), &mutex.poison, action) }
     }
 
     /// Acquires the mutex, blocking the current thread until it is able to do so.
@@ -206,13 +197,7 @@ impl<T: ?Sized> Mutex<T> {
 
     /// Returns a mutable reference to the underlying data.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        let poisoned = self.poison.get();
-        let data = self.inner.get_mut();
-        if poisoned {
-            Err(std::sync::PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        self.poison.result(self.inner.get_mut())
     }
 }
 

@@ -23,11 +23,14 @@
 //!   lock held exclusively ([`Lend`]).
 
 use std::mem::{size_of, size_of_val, MaybeUninit};
+use std::ops::DerefMut;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 use samaritan_sim::rt;
 use samaritan_sim::ObjectId;
+
+use super::guard::Poison;
 
 /// The `state` of a lock first used outside any execution.
 const TAINTED: *mut MaybeUninit<u8> = std::ptr::NonNull::dangling().as_ptr();
@@ -111,6 +114,25 @@ pub(crate) unsafe fn act<T: ?Sized>(data: &mut T, action: Action) -> Snapshot {
             (ptr::null_mut(), 0)
         }
     }
+}
+
+/// Does `action` to the data `guard` lends, if the real lock could be
+/// taken (`None`: held elsewhere); put-back data is no longer poisoned.
+///
+/// # Safety
+///
+/// As [`act`].
+pub(crate) unsafe fn lent<T: ?Sized>(
+    guard: Option<impl DerefMut<Target = T>>,
+    poison: &Poison,
+    action: Action,
+) -> Option<Snapshot> {
+    let mut guard = guard?;
+    // SAFETY: the caller's contract.
+    let done = unsafe { act(&mut *guard, action) };
+    drop(guard);
+    poison.clear();
+    Some(done)
 }
 
 /// Whether a static lock's data can be put back (see the module docs).

@@ -91,13 +91,8 @@ impl<T> RwLock<T> {
 
     /// Consumes this `RwLock`, returning the underlying data.
     pub fn into_inner(self) -> LockResult<T> {
-        let poisoned = self.poison.get();
-        let data = self.inner.into_inner();
-        if poisoned {
-            Err(std::sync::PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        let RwLock { poison, inner, .. } = self;
+        poison.result(inner.into_inner())
     }
 }
 
@@ -147,13 +142,9 @@ impl<T: ?Sized> RwLock<T> {
         // SAFETY: `raw` was erased from an `RwLock<T>` that is a static
         // (`Pristine::keep`), so it is still there.
         let lock = unsafe { &*pristine::unerase::<RwLock<T>>(raw) };
-        let mut guard = lock.inner.try_write()?;
         // SAFETY: the guard holds the data exclusively; a restore's bytes
         // are a snapshot of it before any use (`Pristine`).
-        let done = unsafe { pristine::act(&mut *guard, action) };
-        drop(guard);
-        lock.poison.clear();
-        Some(done)
+        unsafe { pristine::lent(lock.inner.try_write(), &lock.poison, action) }
     }
 
     /// Locks this `RwLock` with shared read access, blocking the current
@@ -306,13 +297,7 @@ impl<T: ?Sized> RwLock<T> {
 
     /// Returns a mutable reference to the underlying data.
     pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        let poisoned = self.poison.get();
-        let data = self.inner.get_mut();
-        if poisoned {
-            Err(std::sync::PoisonError::new(data))
-        } else {
-            Ok(data)
-        }
+        self.poison.result(self.inner.get_mut())
     }
 }
 
