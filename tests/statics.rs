@@ -185,3 +185,43 @@ fn an_atomic_made_where_a_dropped_one_was_is_another_object() {
     let objects: Vec<&str> = failure.trace.lines.iter().filter_map(|l| l.object.as_deref()).collect();
     assert_eq!(objects[..2], ["Atomic#0", "Atomic#1"], "{report}");
 }
+
+/// Counts the executions that started, from 0 in each.
+static STARTED: AtomicUsize = AtomicUsize::new(0);
+
+/// Locks its mutex when dropped.
+struct LocksOnDrop(samaritan::sync::Arc<Mutex<()>>);
+
+impl Drop for LocksOnDrop {
+    fn drop(&mut self) {
+        let _g = self.0.lock();
+    }
+}
+
+/// t1 panics and, unwinding, would take a lock main holds: it is
+/// abandoned half-way, which leaves the exploring thread unwinding for
+/// good. The static it changed is still put back, by the fresh thread
+/// the search moves to.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_static_is_put_back_after_an_execution_that_left_its_thread_unwinding() {
+    let report = Builder::new()
+        .strategy(SearchStrategy::Dfs)
+        .explore(|| {
+            assert_eq!(STARTED.fetch_add(1, Ordering::SeqCst), 0, "a static kept an earlier execution's value");
+            let m = samaritan::sync::Arc::new(Mutex::new(()));
+            let held = m.lock().unwrap();
+            let m2 = m.clone();
+            let t = thread::spawn(move || {
+                let _cleanup = LocksOnDrop(m2);
+                panic!("worker failed");
+            });
+            thread::yield_now();
+            drop(held);
+            let _ = t.join();
+        })
+        .unwrap();
+    let Outcome::Panic { actor, message, .. } = &report.outcome else { panic!("{report}") };
+    assert_eq!((actor.as_str(), message.as_str()), ("t1", "worker failed"));
+    assert_eq!(STARTED.load(Ordering::SeqCst), 0);
+}

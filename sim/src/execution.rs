@@ -147,7 +147,7 @@ pub(crate) struct Execution {
     /// The statics this execution claimed, each with what puts back the
     /// state it had when the execution first used it (`rt::keep_static`),
     /// run once the execution has ended.
-    pub(crate) restores: Vec<(usize, Box<dyn FnOnce()>)>,
+    pub(crate) restores: crate::statics::Restores,
     /// Static objects this execution used but whose state it will not put
     /// back, and why (`rt::keep_static`).
     pub(crate) unrestored: Vec<(ObjectId, &'static str)>,

@@ -202,7 +202,7 @@ pub fn is_static(address: usize) -> bool {
 pub fn keep_static(
     address: usize,
     object: ObjectId,
-    save: impl FnOnce() -> Result<Box<dyn FnOnce()>, &'static str>,
+    save: impl FnOnce() -> Result<Box<dyn FnOnce() + Send>, &'static str>,
 ) -> bool {
     if !crate::statics::is_static(address) {
         return false;

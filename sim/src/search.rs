@@ -28,6 +28,7 @@ use crate::progress::{Lines, Progress};
 use crate::report::{Budget, Failure, Report};
 use crate::run::run_execution;
 use crate::schedule::{Replay, Schedule};
+use crate::statics::Restores;
 use crate::strategy::Strategy;
 use crate::{throttle, worker};
 
@@ -187,19 +188,37 @@ fn watchdog_report(config: &Config, strategy: &str, progress: &Arc<Progress>, si
 }
 
 /// Drops the values an execution that ended early kept
-/// (`rt::execution_value`), then puts back the statics it claimed, the
-/// last saved first (so a static saved twice ends as it was first saved),
-/// and ends the claims. Runs outside the execution: a value dropped here
-/// is dropped as in production. A panic in a value's `Drop` is contained
-/// (a static then keeps what it has).
+/// (`rt::execution_value`), then puts back the statics it claimed
+/// ([`restore`]). Runs outside the execution: a value dropped here is
+/// dropped as in production. On a thread left unwinding (an actor was
+/// abandoned half-way through its panic's unwinding), where a panic in a
+/// `Drop` would abort the process, the values are leaked and the statics
+/// are put back on a thread of their own.
 fn after_execution(cell: &RefCell<Execution>) {
     let (generation, values, restores) = {
         let mut e = cell.borrow_mut();
         (e.generation, std::mem::take(&mut e.values), std::mem::take(&mut e.restores))
     };
+    if std::thread::panicking() {
+        std::mem::forget(values);
+        if !restores.is_empty() {
+            std::thread::scope(|s| {
+                let _ = s.spawn(|| restore(generation, restores)).join();
+            });
+        }
+        return;
+    }
     for (_, value) in values.into_iter().rev() {
         let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(value)));
     }
+    restore(generation, restores);
+}
+
+/// Puts back the statics the execution of `generation` claimed, the last
+/// saved first (so a static saved twice ends as it was first saved), and
+/// ends the claims. A panic in a `Drop` is contained (the static then
+/// keeps what it has).
+fn restore(generation: u64, restores: Restores) {
     for (address, restore) in restores.into_iter().rev() {
         let _ = panic::catch_unwind(AssertUnwindSafe(restore));
         crate::statics::release(address, generation);

@@ -24,6 +24,10 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
+/// What puts statics back after an execution (`rt::keep_static`), with
+/// the address each claim is on.
+pub(crate) type Restores = Vec<(usize, Box<dyn FnOnce() + Send>)>;
+
 /// Whether `address` lies in a writable segment of the program or of a
 /// shared object loaded when this was first asked (where `static`s with
 /// interior mutability live).

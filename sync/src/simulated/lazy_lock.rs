@@ -132,7 +132,7 @@ unsafe fn put_back(
     raw: Raw,
     bytes: *mut [MaybeUninit<u8>],
     restore: unsafe fn(Raw, *const MaybeUninit<u8>),
-) -> Box<dyn FnOnce()> {
+) -> Box<dyn FnOnce() + Send> {
     let (at, len) = (bytes as *mut MaybeUninit<u8> as usize, bytes.len());
     Box::new(move || {
         let bytes = ptr::slice_from_raw_parts_mut(at as *mut MaybeUninit<u8>, len);

@@ -197,7 +197,7 @@ impl Pristine {
 /// What writes the snapshot at `snapshot` back into the data of the lock
 /// `raw` points at (a function of its own, not generic, so that what it
 /// returns borrows nothing).
-fn put_back(raw: Raw, snapshot: usize, lend: Lend) -> Box<dyn FnOnce()> {
+fn put_back(raw: Raw, snapshot: usize, lend: Lend) -> Box<dyn FnOnce() + Send> {
     Box::new(move || {
         // SAFETY: `keep`'s caller vouched for `lend` and `raw`, the lock
         // is a static (it lives as long as the program), and the snapshot
