@@ -29,6 +29,7 @@ mod liveness;
 mod memory;
 mod minimize;
 mod object;
+mod objects;
 mod op;
 mod outcome;
 mod overflow;
