@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run --release -p samaritan-compat -- [--crates FILE] [--only NAME]...
 //!     [--cap SECS] [--samaritan PATH] [--work DIR] [--side loom|samaritan|both]
-//!     [--patch] [--dry-run] [--out FILE.md]
+//!     [--patch] [--dry-run] [--mutants] [--out FILE.md]
 //! ```
 //!
 //! See `compat/README.md`. Not part of `.ci/run` beyond compiling and its
@@ -13,6 +13,9 @@
 
 mod cargo;
 mod manifest;
+mod mutant_report;
+mod mutants;
+mod mutation;
 mod report;
 mod run;
 mod source;
@@ -24,6 +27,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use manifest::Switch;
+use mutation::Mutation;
 use report::{Built, Cell, CrateResult, Row, Side};
 use spec::CrateSpec;
 
@@ -44,6 +48,8 @@ usage: samaritan-compat [OPTIONS]
   --patch              switch with [patch.crates-io] loom = <samaritan>/loom-patch
                        instead of renaming the dependency
   --dry-run            fetch, switch, build and list the tests; run none
+  --mutants            run each crate's planted bugs ([[crate.mutation]]) instead
+                       of its suite: the edit in both copies, the listed tests
   --out FILE.md        also write the report there, and the raw rows to FILE.tsv
   --help               print this help
 ";
@@ -59,6 +65,7 @@ struct Options {
     sides: Vec<Side>,
     switch: Switch,
     dry_run: bool,
+    mutants: bool,
     out: Option<PathBuf>,
 }
 
@@ -74,6 +81,7 @@ fn options() -> Result<Option<Options>, lexopt::Error> {
         sides: vec![Side::Loom, Side::Samaritan],
         switch: Switch::Rename,
         dry_run: false,
+        mutants: false,
         out: None,
     };
     let mut parser = lexopt::Parser::from_env();
@@ -94,6 +102,7 @@ fn options() -> Result<Option<Options>, lexopt::Error> {
             }
             Long("patch") => o.switch = Switch::Patch,
             Long("dry-run") => o.dry_run = true,
+            Long("mutants") => o.mutants = true,
             Long("out") => o.out = Some(parser.value()?.into()),
             Long("help") | Short('h') => return Ok(None),
             _ => return Err(arg.unexpected()),
@@ -137,6 +146,9 @@ fn compat(mut o: Options) -> Result<(), String> {
     o.samaritan = fs::canonicalize(&o.samaritan).map_err(|e| format!("--samaritan {}: {e}", o.samaritan.display()))?;
     fs::create_dir_all(&o.work).map_err(|e| format!("cannot create {}: {e}", o.work.display()))?;
     o.work = fs::canonicalize(&o.work).map_err(|e| format!("--work {}: {e}", o.work.display()))?;
+    if o.mutants {
+        return mutants::compat(&o, &specs);
+    }
     let mut results = Vec::new();
     let mut markdown = String::from("# samaritan-compat\n\n");
     for spec in &specs {
@@ -176,8 +188,21 @@ struct Prepared {
 
 /// Fetches, copies, builds, lists and (unless a dry run) runs one crate.
 fn one_crate(o: &Options, spec: &CrateSpec) -> CrateResult {
-    let dir = o.work.join(spec.id());
-    let mut result = CrateResult {
+    let mut result = empty_result(o, spec);
+    match fetch(o, spec) {
+        Ok(source) => run_copies(o, spec, &source, &o.work.join(spec.id()), None, &mut result),
+        Err(e) => {
+            for side in &o.sides {
+                *built_mut(&mut result, *side) = Built::Failed(e.clone());
+            }
+        }
+    }
+    result
+}
+
+/// A crate's result before anything is built.
+fn empty_result(o: &Options, spec: &CrateSpec) -> CrateResult {
+    CrateResult {
         name: spec.name.clone(),
         version: spec.version.clone(),
         loom: Built::Skipped,
@@ -187,21 +212,30 @@ fn one_crate(o: &Options, spec: &CrateSpec) -> CrateResult {
             Switch::Patch => "patch: [patch.crates-io] loom = <samaritan>/loom-patch".to_string(),
         },
         rows: Vec::new(),
-    };
+    }
+}
+
+/// The crate's published source, in cargo's registry cache.
+fn fetch(o: &Options, spec: &CrateSpec) -> Result<PathBuf, String> {
     note(&format!("{}: fetching", spec.id()));
-    let source = match source::fetch(spec, &o.work) {
-        Ok(source) => source,
-        Err(e) => {
-            for side in &o.sides {
-                *built_mut(&mut result, *side) = Built::Failed(format!("fetch: {e}"));
-            }
-            return result;
-        }
-    };
+    source::fetch(spec, &o.work).map_err(|e| format!("fetch: {e}"))
+}
+
+/// Copies `source` to `<dir>/{loom,samaritan}` (with `mutation` made in
+/// both), builds and lists each selected side, and runs (unless a dry run)
+/// every test either lists, or only the mutation's, into `result`.
+fn run_copies(
+    o: &Options,
+    spec: &CrateSpec,
+    source: &Path,
+    dir: &Path,
+    mutation: Option<&Mutation>,
+    result: &mut CrateResult,
+) {
     let mut prepared = Vec::new();
     for &side in &o.sides {
-        let p = prepare(o, spec, &source, &dir, side, &mut result.switched);
-        *built_mut(&mut result, side) = p.built.clone();
+        let p = prepare(o, spec, source, dir, side, mutation, &mut result.switched);
+        *built_mut(result, side) = p.built.clone();
         prepared.push((side, p));
     }
     let find = |side: Side| prepared.iter().find(|(s, _)| *s == side).map(|(_, p)| p);
@@ -222,13 +256,12 @@ fn one_crate(o: &Options, spec: &CrateSpec) -> CrateResult {
                 (Built::Failed(_), _) => Cell::NoBuild,
                 (_, None) => Cell::Absent,
                 (_, Some(_)) if o.dry_run => Cell::Listed,
-                (_, Some((_, _, binary))) => run_one(o, spec, &dir, side, &target, &test, binary),
+                (_, Some((_, _, binary))) => run_one(o, spec, dir, side, &target, &test, binary),
             };
         }
         let [loom, samaritan] = cells;
         result.rows.push(Row { target, test, loom, samaritan });
     }
-    result
 }
 
 fn built_mut(result: &mut CrateResult, side: Side) -> &mut Built {
@@ -238,8 +271,18 @@ fn built_mut(result: &mut CrateResult, side: Side) -> &mut Built {
     }
 }
 
-/// Copies, switches, builds and lists one side.
-fn prepare(o: &Options, spec: &CrateSpec, source: &Path, dir: &Path, side: Side, switched: &mut String) -> Prepared {
+/// Copies, switches, (with `mutation`, edits,) builds and lists one side.
+/// Every copy of a crate builds into `<work>/<crate>/target/<side>`, so that
+/// a mutant rebuilds only the crate.
+fn prepare(
+    o: &Options,
+    spec: &CrateSpec,
+    source: &Path,
+    dir: &Path,
+    side: Side,
+    mutation: Option<&Mutation>,
+    switched: &mut String,
+) -> Prepared {
     let failed = |e: String| Prepared { built: Built::Failed(e), tests: Vec::new() };
     let copy = dir.join(side.name());
     let logs = dir.join("logs").join(side.name());
@@ -252,8 +295,15 @@ fn prepare(o: &Options, spec: &CrateSpec, source: &Path, dir: &Path, side: Side,
         Ok(_) => {}
         Err(e) => return failed(e),
     }
-    note(&format!("{}: building the {} side", spec.id(), side.name()));
-    let mut build = cargo::build(spec, &copy, &dir.join("target").join(side.name()), &logs.join("build.log"));
+    if let Some(m) = mutation {
+        if let Err(e) = m.apply_in(&copy) {
+            return failed(format!("mutation {}: {e}", m.name));
+        }
+    }
+    let what = mutation.map(|m| format!(" with {}", m.name)).unwrap_or_default();
+    note(&format!("{}: building the {} side{what}", spec.id(), side.name()));
+    let target_dir = o.work.join(spec.id()).join("target").join(side.name());
+    let mut build = cargo::build(spec, &copy, &target_dir, &logs.join("build.log"));
     // Cargo names the executables in the order they finish: sort them, so
     // that rows come in the same order every run.
     build.binaries.sort_by(|a, b| a.target.cmp(&b.target));
@@ -268,6 +318,7 @@ fn prepare(o: &Options, spec: &CrateSpec, source: &Path, dir: &Path, side: Side,
                 names
                     .into_iter()
                     .filter(|n| spec.filter.as_ref().is_none_or(|f| n.contains(f.as_str())))
+                    .filter(|n| mutation.is_none_or(|m| m.tests.contains(n)))
                     .map(|n| (binary.target.clone(), n, binary.path.clone())),
             ),
             Err(e) => return failed(e),
@@ -279,8 +330,6 @@ fn prepare(o: &Options, spec: &CrateSpec, source: &Path, dir: &Path, side: Side,
 
 /// Runs one test on one side; a harness error is a failure row.
 fn run_one(o: &Options, spec: &CrateSpec, dir: &Path, side: Side, target: &str, test: &str, binary: &Path) -> Cell {
-    let stem: String =
-        format!("{target}--{test}").chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
     let job = run::Job {
         binary,
         test,
@@ -288,7 +337,7 @@ fn run_one(o: &Options, spec: &CrateSpec, dir: &Path, side: Side, target: &str, 
         env: &spec.env,
         side,
         cap: o.cap,
-        log: dir.join("logs").join(side.name()).join(stem),
+        log: log_stem(dir, side, target, test),
     };
     let cell = match run::run(&job) {
         Ok(run) => Cell::Ran(run),
@@ -298,6 +347,14 @@ fn run_one(o: &Options, spec: &CrateSpec, dir: &Path, side: Side, target: &str, 
         note(&format!("{}: {} {target} {test}: {:?} in {:.2} s", spec.id(), side.name(), r.outcome, r.wall));
     }
     cell
+}
+
+/// Where a test's logs go: `<dir>/logs/<side>/<target>--<test>` plus `.out`,
+/// `.err` and `.samaritan.jsonl`.
+fn log_stem(dir: &Path, side: Side, target: &str, test: &str) -> PathBuf {
+    let stem: String =
+        format!("{target}--{test}").chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    dir.join("logs").join(side.name()).join(stem)
 }
 
 /// Progress, on standard error (standard output has only the report).

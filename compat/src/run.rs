@@ -176,7 +176,8 @@ pub(crate) fn excerpt(stderr: &str, stdout: &str, status: ExitStatus) -> Vec<Str
     out
 }
 
-fn shorten(line: &str, max: usize) -> String {
+/// `line` cut to `max` characters, `…` marking a cut.
+pub(crate) fn shorten(line: &str, max: usize) -> String {
     match line.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line.to_string(),

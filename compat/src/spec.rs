@@ -5,6 +5,8 @@ use std::fmt;
 
 use toml_edit::{DocumentMut, Item, Table};
 
+use crate::mutation::{self, Mutation};
+
 /// One crate of the list: what to fetch and how its CI runs its loom tests.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct CrateSpec {
@@ -28,6 +30,8 @@ pub(crate) struct CrateSpec {
     pub(crate) env: Vec<(String, String)>,
     /// Only the listed tests whose name contains this run (tokio: `loom`).
     pub(crate) filter: Option<String>,
+    /// Planted bugs its loom tests should catch (`--mutants`).
+    pub(crate) mutations: Vec<Mutation>,
 }
 
 impl CrateSpec {
@@ -98,6 +102,7 @@ fn entry(t: &Table) -> Result<CrateSpec, String> {
         no_default_features: flag("no-default-features")?,
         env,
         filter: string("filter").transpose()?,
+        mutations: mutation::parse(t)?,
     })
 }
 
@@ -135,6 +140,7 @@ version = "0.1.13"
                 no_default_features: false,
                 env: vec![("LOOM_MAX_PREEMPTIONS".into(), "2".into()), ("LOOM_MAX_BRANCHES".into(), "10000".into())],
                 filter: Some("loom".into()),
+                mutations: Vec::new(),
             }
         );
         assert_eq!((specs[1].id(), specs[1].release, specs[1].targets.len()), ("oneshot-0.1.13".to_string(), false, 0));
@@ -145,5 +151,7 @@ version = "0.1.13"
         let err =
             parse("[[crate]]\nname = \"a\"\nversion = \"1\"\n[[crate]]\nname = \"b\"\nversion = 2\n").unwrap_err();
         assert_eq!(err.to_string(), "[[crate]] #2: `version` is not a string");
+        let err = parse("[[crate]]\nname = \"a\"\nversion = \"1\"\n[[crate.mutation]]\nname = \"m\"\n").unwrap_err();
+        assert_eq!(err.to_string(), "[[crate]] #1: [[crate.mutation]] #1: no `file`");
     }
 }
