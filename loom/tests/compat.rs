@@ -132,3 +132,40 @@ fn a_failing_model_among_several_is_named_by_its_location() {
     let header = format!("of the model at loom/tests/compat.rs:{line}:9 (strategy dpor)");
     assert!(report.lines().next().unwrap().ends_with(&header), "{report}");
 }
+
+/// An object with an atomic, made by one thread and handed to another
+/// through a pointer published with `publish`, read with `read`: the
+/// other's `fetch_add` on it races with the atomic's initialization unless
+/// the publication synchronizes (as bytes' `Shared`, promoted by a clone).
+fn hand_over(publish: Ordering, read: Ordering) -> samaritan::Report {
+    struct Shared {
+        count: AtomicUsize,
+    }
+    check(move || {
+        let slot = Arc::new(loom::sync::atomic::AtomicPtr::new(std::ptr::null_mut::<Shared>()));
+        let other = slot.clone();
+        let t = thread::spawn(move || {
+            let shared = Box::into_raw(Box::new(Shared { count: AtomicUsize::new(1) }));
+            other.store(shared, publish);
+        });
+        let shared = slot.load(read);
+        if !shared.is_null() {
+            // SAFETY: published by t1 and never freed before the end.
+            unsafe { (*shared).count.fetch_add(1, Ordering::Relaxed) };
+        }
+        t.join().unwrap();
+        let shared = slot.load(Ordering::Acquire);
+        // SAFETY: t1 is joined; the box is freed once, here.
+        drop(unsafe { Box::from_raw(shared) });
+    })
+}
+
+#[test]
+fn an_atomic_reached_through_an_unsynchronized_pointer_races_with_its_creation() {
+    let report = hand_over(Ordering::Relaxed, Ordering::Relaxed);
+    let samaritan::Outcome::DataRace { cell, first, second } = &report.outcome else { panic!("{report}") };
+    assert!(cell.starts_with("AtomicNew#"), "{report}");
+    assert_eq!((first.write, first.actor.as_str(), second.write, second.actor.as_str()), (true, "t1", false, "main"));
+    // Published with release and read with acquire: every execution passes.
+    assert_pass(&hand_over(Ordering::Release, Ordering::Acquire), 3);
+}
