@@ -45,8 +45,9 @@ usage: samaritan-compat [OPTIONS]
   --work DIR           sources, copies, target dirs and logs
                        (default: target/compat of this workspace)
   --side SIDE          loom, samaritan or both (default both)
-  --patch              switch with [patch.crates-io] loom = <samaritan>/loom-patch
-                       instead of renaming the dependency
+  --patch              switch every crate with [patch.crates-io] loom =
+                       <samaritan>/loom-patch (default: as the list says,
+                       else rename the dependency)
   --dry-run            fetch, switch, build and list the tests; run none
   --mutants            run each crate's planted bugs ([[crate.mutation]]) instead
                        of its suite: the edit in both copies, the listed tests
@@ -63,10 +64,18 @@ struct Options {
     samaritan: PathBuf,
     work: PathBuf,
     sides: Vec<Side>,
-    switch: Switch,
+    /// `--patch`: every crate patched, whatever its entry says.
+    switch: Option<Switch>,
     dry_run: bool,
     mutants: bool,
     out: Option<PathBuf>,
+}
+
+impl Options {
+    /// How `spec`'s samaritan copy is switched: `--patch`, else its entry's.
+    fn switch_of(&self, spec: &CrateSpec) -> Switch {
+        self.switch.unwrap_or(spec.switch)
+    }
 }
 
 fn options() -> Result<Option<Options>, lexopt::Error> {
@@ -79,7 +88,7 @@ fn options() -> Result<Option<Options>, lexopt::Error> {
         samaritan: root.join(".."),
         work: root.join("../target/compat"),
         sides: vec![Side::Loom, Side::Samaritan],
-        switch: Switch::Rename,
+        switch: None,
         dry_run: false,
         mutants: false,
         out: None,
@@ -100,7 +109,7 @@ fn options() -> Result<Option<Options>, lexopt::Error> {
                     other => return Err(format!("--side: expected loom, samaritan or both, not {other}").into()),
                 }
             }
-            Long("patch") => o.switch = Switch::Patch,
+            Long("patch") => o.switch = Some(Switch::Patch),
             Long("dry-run") => o.dry_run = true,
             Long("mutants") => o.mutants = true,
             Long("out") => o.out = Some(parser.value()?.into()),
@@ -207,7 +216,7 @@ fn empty_result(o: &Options, spec: &CrateSpec) -> CrateResult {
         version: spec.version.clone(),
         loom: Built::Skipped,
         samaritan: Built::Skipped,
-        switched: match o.switch {
+        switched: match o.switch_of(spec) {
             Switch::Rename => "rename".to_string(),
             Switch::Patch => "patch: [patch.crates-io] loom = <samaritan>/loom-patch".to_string(),
         },
@@ -289,7 +298,7 @@ fn prepare(
     if let Err(e) = fs::create_dir_all(&logs) {
         return failed(format!("cannot create {}: {e}", logs.display()));
     }
-    let switch = (side == Side::Samaritan).then_some((o.switch, o.samaritan.as_path()));
+    let switch = (side == Side::Samaritan).then_some((o.switch_of(spec), o.samaritan.as_path()));
     match source::copy(source, &copy, switch) {
         Ok(renamed) if !renamed.is_empty() => *switched = format!("rename: {}", renamed.join(", ")),
         Ok(_) => {}
@@ -317,7 +326,7 @@ fn prepare(
             Ok(names) => tests.extend(
                 names
                     .into_iter()
-                    .filter(|n| spec.filter.as_ref().is_none_or(|f| n.contains(f.as_str())))
+                    .filter(|n| spec.selects(n))
                     .filter(|n| mutation.is_none_or(|m| m.tests.contains(n)))
                     .map(|n| (binary.target.clone(), n, binary.path.clone())),
             ),

@@ -5,6 +5,7 @@ use std::fmt;
 
 use toml_edit::{DocumentMut, Item, Table};
 
+use crate::manifest::Switch;
 use crate::mutation::{self, Mutation};
 
 /// One crate of the list: what to fetch and how its CI runs its loom tests.
@@ -28,8 +29,15 @@ pub(crate) struct CrateSpec {
     /// The job's environment (`LOOM_MAX_PREEMPTIONS`, ...), in file order;
     /// set on both sides.
     pub(crate) env: Vec<(String, String)>,
-    /// Only the listed tests whose name contains this run (tokio: `loom`).
-    pub(crate) filter: Option<String>,
+    /// Only the listed tests whose name contains one of these run (tokio:
+    /// its CI's scopes); empty: every listed test. A string or an array of
+    /// strings in the file.
+    pub(crate) filter: Vec<String>,
+    /// How the samaritan copy switches to samaritan-loom unless `--patch`
+    /// says otherwise: `patch` for a crate whose dependencies from
+    /// crates.io use loom too under its CI's cfg (renamed, they would stay
+    /// on loom inside samaritan's model). Default: rename.
+    pub(crate) switch: Switch,
     /// Planted bugs its loom tests should catch (`--mutants`).
     pub(crate) mutations: Vec<Mutation>,
 }
@@ -38,6 +46,11 @@ impl CrateSpec {
     /// The crate's `name-version`, its directory under the work directory.
     pub(crate) fn id(&self) -> String {
         format!("{}-{}", self.name, self.version)
+    }
+
+    /// Whether the test `name` is one the crate's CI runs.
+    pub(crate) fn selects(&self, name: &str) -> bool {
+        self.filter.is_empty() || self.filter.iter().any(|f| name.contains(f.as_str()))
     }
 }
 
@@ -84,6 +97,16 @@ fn entry(t: &Table) -> Result<CrateSpec, String> {
     };
     let name = string("name").ok_or("no `name`")??;
     let version = string("version").ok_or("no `version`")??;
+    let filter = match t.get("filter") {
+        Some(v) if v.is_str() => vec![v.as_str().unwrap_or_default().to_string()],
+        Some(_) => strings("filter").map_err(|_| "`filter` is not a string or an array of strings".to_string())?,
+        None => Vec::new(),
+    };
+    let switch = match string("switch").transpose()?.as_deref() {
+        None | Some("rename") => Switch::Rename,
+        Some("patch") => Switch::Patch,
+        Some(other) => return Err(format!("`switch` is `rename` or `patch`, not `{other}`")),
+    };
     let mut env = Vec::new();
     if let Some(item) = t.get("env") {
         let table = item.as_table_like().ok_or("`env` is not a table")?;
@@ -101,7 +124,8 @@ fn entry(t: &Table) -> Result<CrateSpec, String> {
         features: strings("features")?,
         no_default_features: flag("no-default-features")?,
         env,
-        filter: string("filter").transpose()?,
+        filter,
+        switch,
         mutations: mutation::parse(t)?,
     })
 }
@@ -121,11 +145,13 @@ release = true
 targets = ["--lib"]
 features = ["full", "test-util"]
 env = { LOOM_MAX_PREEMPTIONS = "2", LOOM_MAX_BRANCHES = "10000" }
-filter = "loom"
+filter = ["loom_blocking", "sync::tests"]
 
 [[crate]]
 name = "oneshot"
 version = "0.1.13"
+filter = "loom"
+switch = "patch"
 "#;
         let specs = parse(text).unwrap();
         assert_eq!(
@@ -139,11 +165,19 @@ version = "0.1.13"
                 features: vec!["full".into(), "test-util".into()],
                 no_default_features: false,
                 env: vec![("LOOM_MAX_PREEMPTIONS".into(), "2".into()), ("LOOM_MAX_BRANCHES".into(), "10000".into())],
-                filter: Some("loom".into()),
+                filter: vec!["loom_blocking".into(), "sync::tests".into()],
+                switch: Switch::Rename,
                 mutations: Vec::new(),
             }
         );
         assert_eq!((specs[1].id(), specs[1].release, specs[1].targets.len()), ("oneshot-0.1.13".to_string(), false, 0));
+        assert_eq!((&specs[1].filter[..], specs[1].switch), (&["loom".to_string()][..], Switch::Patch));
+        let selected: Vec<bool> =
+            ["sync::tests::loom_mpsc::basic", "runtime::tests::loom_blocking::x", "util::rand::tests::seed"]
+                .iter()
+                .map(|n| specs[0].selects(n))
+                .collect();
+        assert_eq!(selected, [true, true, false]);
     }
 
     #[test]
@@ -151,6 +185,10 @@ version = "0.1.13"
         let err =
             parse("[[crate]]\nname = \"a\"\nversion = \"1\"\n[[crate]]\nname = \"b\"\nversion = 2\n").unwrap_err();
         assert_eq!(err.to_string(), "[[crate]] #2: `version` is not a string");
+        let err = parse("[[crate]]\nname = \"a\"\nversion = \"1\"\nswitch = \"copy\"\n").unwrap_err();
+        assert_eq!(err.to_string(), "[[crate]] #1: `switch` is `rename` or `patch`, not `copy`");
+        let err = parse("[[crate]]\nname = \"a\"\nversion = \"1\"\nfilter = [1]\n").unwrap_err();
+        assert_eq!(err.to_string(), "[[crate]] #1: `filter` is not a string or an array of strings");
         let err = parse("[[crate]]\nname = \"a\"\nversion = \"1\"\n[[crate.mutation]]\nname = \"m\"\n").unwrap_err();
         assert_eq!(err.to_string(), "[[crate]] #1: [[crate.mutation]] #1: no `file`");
     }
