@@ -33,6 +33,14 @@ const DEFAULT_MAX_BRANCHES: usize = 1_000;
 ///   its time budget (`None`, loom's default, is no time limit; samaritan's
 ///   own default of one minute does not apply). A search a budget stops
 ///   passes, and says so on standard error.
+/// - Spurious failures are off unless `spurious_failures` is set (from
+///   `SAMARITAN_SPURIOUS_FAILURES`), as loom: loom's `Condvar::wait` and
+///   `thread::park` never wake spuriously and its `compare_exchange_weak`
+///   never fails spuriously, and a suite written against loom has never
+///   met one. samaritan's own default explores them (std allows all
+///   three), which multiplies the executions of every condvar-heavy
+///   test: concurrent-queue's `spsc` at bound 4 (BENCHMARKS.md, "The
+///   published suites").
 /// - `max_threads`, `checkpoint_file`, `checkpoint_interval`,
 ///   `expect_explicit_explore`, `location` and `log` are accepted and
 ///   ignored: samaritan has no thread limit, replays a failure from the
@@ -90,11 +98,29 @@ pub struct Builder {
     ///
     /// Defaults to the existence of the `LOOM_LOG` environment variable.
     pub log: bool,
+
+    /// Whether `Condvar::wait` and `thread::park` may wake spuriously and
+    /// `compare_exchange_weak` may fail spuriously, each an explored
+    /// choice (samaritan's, not loom's: loom explores none of them).
+    ///
+    /// Defaults to the `SAMARITAN_SPURIOUS_FAILURES` environment variable
+    /// (`1` or `0`), else `false`, as loom.
+    pub spurious_failures: bool,
 }
 
 /// Reads `name` as a `T`, panicking as loom does on a bad value.
 fn var<T: std::str::FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok().map(|v| v.parse().unwrap_or_else(|_| panic!("invalid value for `{name}`")))
+}
+
+/// Reads a samaritan flag (`1`, `0`, `true`, `false`), panicking as [`var`]
+/// does on another value.
+fn flag(name: &str) -> Option<bool> {
+    std::env::var(name).ok().map(|v| match v.trim() {
+        "1" | "true" => true,
+        "0" | "false" => false,
+        _ => panic!("invalid value for `{name}`: expected 1 or 0"),
+    })
 }
 
 impl Builder {
@@ -112,6 +138,7 @@ impl Builder {
             expect_explicit_explore: false,
             location: std::env::var("LOOM_LOCATION").is_ok(),
             log: std::env::var("LOOM_LOG").is_ok(),
+            spurious_failures: flag("SAMARITAN_SPURIOUS_FAILURES").unwrap_or(false),
         }
     }
 
@@ -127,7 +154,7 @@ impl Builder {
     pub fn to_samaritan(&self) -> samaritan::Builder {
         use samaritan::SearchStrategy;
 
-        let mut b = samaritan::Builder::new();
+        let mut b = samaritan::Builder::new().spurious_failures(self.spurious_failures);
         if self.max_branches != DEFAULT_MAX_BRANCHES {
             b = b.max_steps(self.max_branches as u64);
         }
@@ -195,18 +222,34 @@ mod tests {
         std::env::set_var("LOOM_MAX_BRANCHES", "500");
         std::env::set_var("LOOM_MAX_DURATION", "7");
         std::env::set_var("LOOM_MAX_PERMUTATIONS", "100");
+        std::env::set_var("SAMARITAN_SPURIOUS_FAILURES", "1");
         let b = Builder::new();
         assert_eq!(
-            (b.preemption_bound, b.max_branches, b.max_duration, b.max_permutations),
-            (Some(3), 500, Some(Duration::from_secs(7)), Some(100))
+            (b.preemption_bound, b.max_branches, b.max_duration, b.max_permutations, b.spurious_failures),
+            (Some(3), 500, Some(Duration::from_secs(7)), Some(100), true)
+        );
+        std::env::set_var("SAMARITAN_SPURIOUS_FAILURES", "yes");
+        let err = std::panic::catch_unwind(Builder::new).unwrap_err();
+        assert_eq!(
+            err.downcast_ref::<String>().unwrap(),
+            "invalid value for `SAMARITAN_SPURIOUS_FAILURES`: expected 1 or 0"
         );
         std::env::set_var("LOOM_MAX_PREEMPTIONS", "three");
         let err = std::panic::catch_unwind(Builder::new).unwrap_err();
         assert_eq!(err.downcast_ref::<String>().unwrap(), "invalid value for `LOOM_MAX_PREEMPTIONS`");
-        for name in ["LOOM_MAX_PREEMPTIONS", "LOOM_MAX_BRANCHES", "LOOM_MAX_DURATION", "LOOM_MAX_PERMUTATIONS"] {
+        for name in [
+            "LOOM_MAX_PREEMPTIONS",
+            "LOOM_MAX_BRANCHES",
+            "LOOM_MAX_DURATION",
+            "LOOM_MAX_PERMUTATIONS",
+            "SAMARITAN_SPURIOUS_FAILURES",
+        ] {
             std::env::remove_var(name);
         }
         let b = Builder::new();
-        assert_eq!((b.preemption_bound, b.max_branches, b.max_duration), (None, 1_000, None));
+        assert_eq!(
+            (b.preemption_bound, b.max_branches, b.max_duration, b.spurious_failures),
+            (None, 1_000, None, false)
+        );
     }
 }

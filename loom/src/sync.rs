@@ -22,14 +22,25 @@ pub mod mpsc {
 /// A single permit that one thread waits for and others give, as loom's
 /// `Notify`: a notification establishes a release/acquire ordering, a
 /// notification with no waiter is kept for the next `wait`, and several
-/// collapse into one.
+/// collapse into one. As loom's, the first `wait` on a `Notify` in an
+/// execution may return spuriously, without a notification and leaving a
+/// pending one in place (an explored choice, once per `Notify` per
+/// execution: loom's `did_spur`).
 #[derive(Debug, Default)]
 pub struct Notify {
-    /// Whether a notification is pending.
-    permit: Mutex<bool>,
+    /// Whether a notification is pending, and whether a `wait` has
+    /// already returned spuriously in this execution.
+    state: Mutex<NotifyState>,
     wakeup: Condvar,
     /// Enforces the single waiter (not a modelled object: a check only).
     waiting: std::sync::atomic::AtomicBool,
+}
+
+/// What a [`Notify`]'s mutex guards.
+#[derive(Debug, Default)]
+struct NotifyState {
+    permit: bool,
+    spurred: bool,
 }
 
 impl Notify {
@@ -41,11 +52,12 @@ impl Notify {
     /// Notifies the waiter, or the next one to wait.
     #[track_caller]
     pub fn notify(&self) {
-        *self.permit.lock().unwrap() = true;
+        self.state.lock().unwrap().permit = true;
         self.wakeup.notify_one();
     }
 
-    /// Waits for a notification and consumes it.
+    /// Waits for a notification and consumes it, or (once per execution,
+    /// as loom's) returns spuriously.
     ///
     /// # Panics
     ///
@@ -55,12 +67,28 @@ impl Notify {
         use std::sync::atomic::Ordering::SeqCst;
 
         self.waiting.compare_exchange(false, true, SeqCst, SeqCst).expect("only a single thread may wait on `Notify`");
-        let mut permit = self.permit.lock().unwrap();
-        while !*permit {
-            permit = self.wakeup.wait(permit).unwrap();
+        let mut state = self.state.lock().unwrap();
+        if !state.spurred && spurs() {
+            state.spurred = true;
+            drop(state);
+            self.waiting.store(false, SeqCst);
+            crate::thread::yield_now();
+            return;
         }
-        *permit = false;
-        drop(permit);
+        while !state.permit {
+            state = self.wakeup.wait(state).unwrap();
+        }
+        state.permit = false;
+        drop(state);
         self.waiting.store(false, SeqCst);
     }
+}
+
+/// Whether a `wait` returns spuriously: an explored choice inside an
+/// exploration, never outside one.
+fn spurs() -> bool {
+    #[cfg(feature = "sim")]
+    return crate::exploring() && samaritan_sim::rt::choose(2) == 1;
+    #[cfg(not(feature = "sim"))]
+    return false;
 }
