@@ -252,6 +252,9 @@ fn the_old_protocol_passes_when_every_atomic_is_sequentially_consistent() {
 
 #[test]
 fn the_fixed_protocol_never_loses_the_cancel() {
+    // 382 executions while a weak load conflicted with the stores before
+    // it (DPOR ran both orders of each and, in both, every choice of
+    // store): 59 now that the store-first order covers the other.
     let report = explore(Protocol::Fixed, MemoryModel::Weak);
-    assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, 382, true), "{report}");
+    assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, 59, true), "{report}");
 }

@@ -31,7 +31,8 @@ impl Gen {
 fn random_trace(g: &mut Gen) -> Trace {
     let lines = (0..g.below(8))
         .map(|index| {
-            let op = Op::ALL[g.below(Op::ALL.len())];
+            // A trace shows every operation as a name it reads back as.
+            let op = Op::ALL[g.below(Op::ALL.len())].shown();
             TraceLine {
                 index,
                 actor: g.text(),

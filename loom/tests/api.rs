@@ -54,7 +54,9 @@ fn notify_wakes_the_waiter() {
         }
         t.join().unwrap();
     });
-    assert_pass(&report, 12);
+    // 12 while the relaxed loads of `done` were also reordered with the
+    // store they may read.
+    assert_pass(&report, 7);
 }
 
 #[test]

@@ -165,6 +165,8 @@ fn an_atomic_reached_through_an_unsynchronized_pointer_races_with_its_creation()
     let samaritan::Outcome::DataRace { cell, first, second } = &report.outcome else { panic!("{report}") };
     assert!(cell.starts_with("AtomicNew#"), "{report}");
     assert_eq!((first.write, first.actor.as_str(), second.write, second.actor.as_str()), (true, "t1", false, "main"));
-    // Published with release and read with acquire: every execution passes.
-    assert_pass(&hand_over(Ordering::Release, Ordering::Acquire), 3);
+    // Published with release and read with acquire: every execution passes
+    // (the acquire load reads the slot before or after the store, and the
+    // store-first order covers the other).
+    assert_pass(&hand_over(Ordering::Release, Ordering::Acquire), 2);
 }

@@ -170,8 +170,9 @@ fn send_vs_close(variant: Variant) {
 #[test]
 fn correct_channel_passes() {
     // 6 executions under sequential consistency; the C11 model adds the
-    // receiver's choice of reading the state before the sender's store.
-    assert_pass(&check(|| send_recv(Variant::Correct)), 8);
+    // receiver's choice of reading the state before the sender's store
+    // (8 while its weak load was also reordered with that store).
+    assert_pass(&check(|| send_recv(Variant::Correct)), 7);
     assert_pass(&check(|| send_vs_close(Variant::Correct)), 4);
 }
 

@@ -303,6 +303,15 @@ impl Execution {
         }
     }
 
+    /// Tells an observing strategy which store the weak load just taken
+    /// read: the step that made it ([`Strategy::on_read`]).
+    pub(crate) fn show_read(&mut self, source: u32) {
+        if self.outcome.is_none() && self.config.observed && self.coast_until.is_none() {
+            // SAFETY: as in `ask_strategy`.
+            unsafe { (*self.strategy).on_read(source) };
+        }
+    }
+
     /// Makes the next scheduling decision: who takes the next step.
     ///
     /// Called by the running actor at its scheduling point, with what it
@@ -594,6 +603,7 @@ impl Execution {
         object: Option<ObjectId>,
         alternatives: usize,
         location: &'static std::panic::Location<'static>,
+        sources: Option<&[u32]>,
     ) -> Option<usize> {
         if self.outcome.is_some() || alternatives < 2 {
             return Some(0);
@@ -602,7 +612,7 @@ impl Execution {
         let value = if self.coast_until.is_some() {
             0
         } else {
-            let point = ChoicePoint { step: self.steps, actor, alternatives, location };
+            let point = ChoicePoint { step: self.steps, actor, alternatives, location, sources };
             // SAFETY: as in `decide`.
             match unsafe { (*self.strategy).choose_value(&point) } {
                 Ok(value) if value < alternatives => value,
@@ -653,7 +663,7 @@ impl Execution {
         if self.config.tracing {
             self.trace.push(TraceStep {
                 actor,
-                op: pending.op,
+                op: pending.op.shown(),
                 object: pending.object,
                 location: pending.location,
                 value,

@@ -113,11 +113,19 @@ struct Store {
     message: Span,
     /// Position in `S` of a SeqCst store (1, 2, ...; 0 when not SeqCst)
     /// in the low bits, and [`RMW_BIT`] for a read-modify-write's store
-    /// (one word: a store is 40 bytes).
+    /// (one word: a store is 48 bytes).
     sc: u32,
     /// Where the store was made; `None` for the initial value.
     location: Option<&'static Location<'static>>,
+    /// The step of the execution that made it ([`NO_STEP`] for the
+    /// initial value): what names it to a strategy
+    /// ([`ChoicePoint::sources`](crate::ChoicePoint::sources)).
+    step: u32,
 }
+
+/// [`Store::step`] of the initial value (and of a value found in place
+/// when a location restarts), made by no step of the execution.
+pub(crate) const NO_STEP: u32 = u32::MAX;
 
 /// [`Store::sc`]'s bit for a read-modify-write's store (positions in `S`
 /// stay below it: an execution has at most `MAX_STEPS` steps).
@@ -234,8 +242,14 @@ pub(crate) struct Memory {
     /// A buffer for the choices of one access (`rt` lends it out), so
     /// that an access allocates nothing.
     pub(crate) scratch: Vec<usize>,
+    /// A buffer for a load's sources (`rt` lends it out).
+    pub(crate) sources_scratch: Vec<u32>,
     /// The object SeqCst fences step on in this execution, once one did.
     pub(crate) fence_object: Option<crate::op::ObjectId>,
+    /// The step of the access running now (set by `rt` as an access
+    /// begins, before any choice it makes): a store made now is named by
+    /// it.
+    pub(crate) step: u32,
     dirty: bool,
 }
 
@@ -320,7 +334,8 @@ impl Memory {
         loc.actors.iter_mut().for_each(|x| x.knows = 0);
         loc.version = loc.version.wrapping_add(1);
         loc.prune_at = 8;
-        let initial = Store { value, actor: 0, time: 0, seen: NONE, message: Span::EMPTY, sc: 0, location: None };
+        let initial =
+            Store { value, actor: 0, time: 0, seen: NONE, message: Span::EMPTY, sc: 0, location: None, step: NO_STEP };
         loc.stores.push(initial);
     }
 
@@ -355,6 +370,15 @@ impl Memory {
     }
 
     /// Whether `actor` yielded since its last access to `o`.
+    /// Whether a load of `o` by `actor` now falls under the progress rule
+    /// (it reads the newest store): the actor yielded since it last
+    /// accessed `o`. For a location not live yet, whether it ever yielded.
+    pub(crate) fn progress_rule(&self, o: usize, actor: usize) -> bool {
+        let now = self.threads.get(actor).map_or(0, |t| t.yields);
+        let then = self.locations.get(o).and_then(|l| l.actors.get(actor)).map_or(0, |x| x.yields);
+        now > then
+    }
+
     fn yielded(&self, o: usize, actor: usize) -> bool {
         let now = self.threads.get(actor).map_or(0, |t| t.yields);
         now > self.locations[o].actors.get(actor).map_or(0, |x| x.yields)
@@ -448,6 +472,18 @@ impl Memory {
         let s = &self.locations[o].stores[index];
         let store = s.location.map(|at| (ActorId::from_index(s.actor as usize), at));
         Origin { bits: s.value, store, rmw: s.is_rmw() }
+    }
+
+    /// The steps that made the `count` newest stores of `o`, newest first
+    /// (a load's alternatives), into `into`.
+    pub(crate) fn sources(&self, o: usize, count: usize, into: &mut Vec<u32>) {
+        into.clear();
+        into.extend(self.locations[o].stores.iter().rev().take(count).map(|s| s.step));
+    }
+
+    /// The step that made store `index` of `o` ([`NO_STEP`] for none).
+    pub(crate) fn step_of(&self, o: usize, index: usize) -> u32 {
+        self.locations[o].stores[index].step
     }
 
     /// The index of the newest store of `o`.
@@ -618,7 +654,7 @@ impl Memory {
         let read = loc.stores.last().filter(|_| rmw).map(|s| s.message);
         let (time, message, location) = (PENDING, Span::EMPTY, Some(location));
         let sc = if rmw { sc | RMW_BIT } else { sc };
-        let store = Store { value, actor: a as u32, time, seen: NONE, message, sc, location };
+        let store = Store { value, actor: a as u32, time, seen: NONE, message, sc, location, step: self.step };
         let end = at == loc.stores.len();
         if end {
             loc.stores.push(store);

@@ -137,7 +137,7 @@ impl Strategy for Guided {
         Ok(wanted.unwrap_or_else(|| self.default_actor(point)))
     }
 
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         if let Some(exact) = &mut self.exact {
             return exact.choose_value(point);
         }

@@ -91,8 +91,19 @@ pub enum Op {
     BarrierWait,
     /// Runs or waits for a one-time initialization.
     CallOnce,
-    /// Reads an atomic.
+    /// Reads an atomic (or a primitive's state), reading the newest
+    /// value.
     Load,
+    /// Reads an atomic that the C11 model lets read any readable store,
+    /// whichever the others' stores to it taken before: not `SeqCst`, and
+    /// its thread not under the progress rule (it did not yield since it
+    /// last accessed the atomic), under [`MemoryModel::Weak`]. Shown as
+    /// `load` in traces. For the reductions it is an
+    /// [`Access::Observe`]: a store taken before it only adds a store it
+    /// may read, so that order covers the other (see [`Access::Observe`]).
+    ///
+    /// [`MemoryModel::Weak`]: crate::MemoryModel::Weak
+    WeakLoad,
     /// Writes an atomic.
     Store,
     /// Read-modify-writes an atomic (swap, fetch_*, fetch_update step).
@@ -182,6 +193,7 @@ impl Op {
             // virtual clock only (`clock`).
             Op::Yield | Op::SpinLoop | Op::Fence | Op::Choose | Op::Spawn | Op::Sleep => Access::Local,
             Op::Load | Op::RefRead | Op::IsFinished => Access::Read,
+            Op::WeakLoad => Access::Observe,
             Op::RefInc | Op::RefDec => Access::Count,
             Op::Exit => Access::End,
             _ => Access::Write,
@@ -203,7 +215,7 @@ impl Op {
     }
 
     /// Every operation, in declaration order.
-    pub const ALL: [Op; 42] = [
+    pub const ALL: [Op; 43] = [
         Op::Spawn,
         Op::Join,
         Op::Yield,
@@ -225,6 +237,7 @@ impl Op {
         Op::BarrierWait,
         Op::CallOnce,
         Op::Load,
+        Op::WeakLoad,
         Op::Store,
         Op::Rmw,
         Op::CompareExchange,
@@ -248,9 +261,20 @@ impl Op {
         Op::Exit,
     ];
 
-    /// Returns the operation whose trace name is `name`.
+    /// Returns the operation whose trace name is `name` (for `load`,
+    /// [`Op::Load`]: a weak load shows as one).
     pub fn from_name(name: &str) -> Option<Op> {
         Op::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// Returns the operation a trace shows for this one: a weak load is
+    /// a load there ([`Op::WeakLoad`] differs only in what the reductions
+    /// may reorder).
+    pub fn shown(self) -> Op {
+        match self {
+            Op::WeakLoad => Op::Load,
+            op => op,
+        }
     }
 
     /// Returns the short lowercase name used in traces.
@@ -276,7 +300,7 @@ impl Op {
             Op::NotifyAll => "notify_all",
             Op::BarrierWait => "barrier_wait",
             Op::CallOnce => "call_once",
-            Op::Load => "load",
+            Op::Load | Op::WeakLoad => "load",
             Op::Store => "store",
             Op::Rmw => "rmw",
             Op::CompareExchange => "compare_exchange",
@@ -317,6 +341,17 @@ pub enum Access {
     /// Changes its object (or may block on it): conflicts with every other
     /// operation on it but an [`Access::End`].
     Write,
+    /// Reads an atomic, choosing which readable store ([`Op::WeakLoad`]):
+    /// commutes with other reads, conflicts with writes, but not alike in
+    /// both orders. A write taken *before* it is no reason to try the
+    /// other order: the load may still read every store it could read
+    /// first (its choices only gain the write's), so reductions neither
+    /// order it after the writes before it nor reverse that pair. A write
+    /// taken *after* it is: taken first, the load could read it. The
+    /// relation on the executed steps is the one of reads-from (a load
+    /// depends on the store it read, a store on the stores before it),
+    /// which `Footprint::dependent` over-approximates.
+    Observe,
     /// Ends the thread its object stands for ([`Op::Exit`]): conflicts only
     /// with reads of that object (whether it ended), and commutes with
     /// every other operation on it (a `join` waits for the end and is
@@ -337,19 +372,50 @@ pub struct Footprint {
     pub object: Option<ObjectId>,
     /// A second object it changes, if any.
     pub second: Option<ObjectId>,
+    /// Whether it is a `SeqCst` access of an atomic
+    /// ([`Footprint::fence_order`]).
+    pub seq_cst: bool,
 }
 
 impl Access {
     /// Returns whether two accesses of one object by different actors
-    /// conflict: neither is local, they are not both reads nor both count
-    /// changes, and an end meets a read.
+    /// conflict: neither is local, they are not both reads (an
+    /// [`Access::Observe`] is one) nor both count changes, and an end
+    /// meets a read.
     pub fn conflicts(self, other: Access) -> bool {
         match (self, other) {
             (Access::End, b) | (b, Access::End) => b == Access::Read,
             _ => !matches!(
-                (self, other),
+                (self.as_read(), other.as_read()),
                 (Access::Local, _) | (_, Access::Local) | (Access::Read, Access::Read) | (Access::Count, Access::Count)
             ),
+        }
+    }
+
+    /// Whether an earlier access `self` and a later one `later`, of one
+    /// object by different actors, are a reason to try the other order:
+    /// they conflict, and are not a write followed by an
+    /// [`Access::Observe`] (which the other order only gives fewer
+    /// choices).
+    pub fn races_with(self, later: Access) -> bool {
+        self.conflicts(later) && !(later == Access::Observe && self == Access::Write)
+    }
+
+    /// Whether a later access `later` is ordered after an earlier `self`
+    /// of one object by different actors, in the happens-before relation
+    /// of the reductions: they conflict, and are not a write and an
+    /// [`Access::Observe`] in either order (what a weak load read, not
+    /// when, orders it: see [`Access::Observe`]).
+    pub fn orders(self, later: Access) -> bool {
+        self.conflicts(later)
+            && !matches!((self, later), (Access::Write, Access::Observe) | (Access::Observe, Access::Write))
+    }
+
+    /// An [`Access::Observe`] as the read it is.
+    fn as_read(self) -> Access {
+        match self {
+            Access::Observe => Access::Read,
+            other => other,
         }
     }
 }
@@ -364,7 +430,9 @@ impl Footprint {
     /// them moves it. Operations on different objects commute; so do a
     /// wait and a notify on different condition variables, two sleeps'
     /// clock moves and a lock step, sends to different channels, two
-    /// clones or two drops of an `Arc` that free nothing.
+    /// clones or two drops of an `Arc` that free nothing. `SeqCst` fences
+    /// also conflict with each other and with the accesses of atomics that
+    /// may be `SeqCst` ([`Footprint::fence_order`]).
     pub fn dependent(self, other: Footprint) -> bool {
         for (o, a) in self.touches() {
             for (p, b) in other.touches() {
@@ -373,7 +441,23 @@ impl Footprint {
                 }
             }
         }
-        self.op.clock().conflicts(other.op.clock())
+        self.op.clock().conflicts(other.op.clock()) || self.fence_order().conflicts(other.fence_order())
+    }
+
+    /// How the operation takes part in the order of `SeqCst` fences, the
+    /// one order of the C11 model that spans every atomic: a `SeqCst`
+    /// fence (an [`Op::Fence`] on the fences' object) writes it, since it
+    /// learns what every earlier one's thread knew and every `SeqCst`
+    /// store before it; a `SeqCst` access of an atomic reads it (a store
+    /// is learnt by the fences after it, a load learns what the fences
+    /// before it learnt). So two fences conflict, and a fence conflicts
+    /// with a `SeqCst` access of any atomic; the rest commute here.
+    pub fn fence_order(self) -> Access {
+        match self.op {
+            Op::Fence if self.object.is_some() => Access::Write,
+            _ if self.seq_cst => Access::Read,
+            _ => Access::Local,
+        }
     }
 
     /// The objects touched and how, the second object as a write.
@@ -395,8 +479,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_operation_reads_back_as_the_one_its_trace_shows() {
+        for op in Op::ALL {
+            assert_eq!(Op::from_name(op.name()), Some(op.shown()), "{op}");
+        }
+        assert_eq!((Op::WeakLoad.shown(), Op::WeakLoad.name()), (Op::Load, "load"));
+    }
+
+    #[test]
+    fn a_weak_load_races_with_a_later_store_and_is_ordered_by_none() {
+        let (observe, write, read) = (Access::Observe, Access::Write, Access::Read);
+        // Conflicting for every use that wants the plain relation...
+        assert!(observe.conflicts(write) && write.conflicts(observe));
+        assert!(!observe.conflicts(read) && !observe.conflicts(observe) && !observe.conflicts(Access::End));
+        // ...a reason to try the other order only when the store comes
+        // after the load (taken first, the load could read it)...
+        assert!(observe.races_with(write) && !write.races_with(observe));
+        assert!(write.races_with(read) && read.races_with(write));
+        // ...and ordering neither way.
+        assert!(!write.orders(observe) && !observe.orders(write));
+        assert!(write.orders(read) && read.orders(write) && write.orders(write));
+    }
+
+    #[test]
+    fn seq_cst_fences_conflict_with_each_other_and_with_seq_cst_accesses() {
+        let fence = Footprint { op: Op::Fence, object: Some(ObjectId(9)), second: None, seq_cst: true };
+        let at = |op, o: u32, seq_cst| Footprint { op, object: Some(ObjectId(o)), second: None, seq_cst };
+        assert!(fence.dependent(fence));
+        for op in [Op::Store, Op::Rmw, Op::CompareExchange, Op::Load] {
+            assert!(fence.dependent(at(op, 1, true)) && at(op, 1, true).dependent(fence), "{op}");
+            assert!(!fence.dependent(at(op, 1, false)), "{op}");
+        }
+        // A fence that is not SeqCst names no object and orders nothing.
+        let relaxed = Footprint { op: Op::Fence, object: None, second: None, seq_cst: false };
+        assert!(!relaxed.dependent(fence) && !relaxed.dependent(at(Op::Store, 1, true)));
+        // SeqCst accesses of two atomics still commute.
+        assert!(!at(Op::Store, 1, true).dependent(at(Op::Store, 2, true)));
+    }
+
+    #[test]
     fn a_threads_end_conflicts_only_with_reads_of_its_object() {
-        let on = |op, o: usize| Footprint { op, object: Some(ObjectId(o as u32)), second: None };
+        let on = |op, o: usize| Footprint { op, object: Some(ObjectId(o as u32)), second: None, seq_cst: false };
         let end = on(Op::Exit, 0);
         assert!(end.dependent(on(Op::IsFinished, 0)) && on(Op::IsFinished, 0).dependent(end));
         // A join waits for the end and is ordered after it by its peer;

@@ -198,6 +198,7 @@ const fn semantics(op: Op) -> u8 {
         Op::RefFree => ACQUIRE | RELEASE,
         Op::Join => ACQUIRE | JOIN,
         Op::Load
+        | Op::WeakLoad
         | Op::Lock
         | Op::ReadLock
         | Op::Recv

@@ -81,6 +81,15 @@ pub fn step(op: Op, object: Option<ObjectId>, location: &'static Location<'stati
     announce(Pending::new(op, object, location), None, None);
 }
 
+/// Announces `op` on atomic `object`, a `SeqCst` access when `seq_cst`
+/// (which then takes part in the order of `SeqCst` fences for the
+/// reductions: [`Footprint::fence_order`](crate::Footprint::fence_order)),
+/// and returns once this actor may perform it.
+#[inline]
+pub fn atomic_step(op: Op, object: ObjectId, seq_cst: bool, location: &'static Location<'static>) {
+    announce(Pending { seq_cst, ..Pending::new(op, Some(object), location) }, None, None);
+}
+
 /// Announces `op` on `object` and returns once this actor may perform it;
 /// the step is taken as the operation `taken()` returns then, which only
 /// the state at that moment decides (a reference count's decrement is
@@ -98,7 +107,7 @@ pub fn step_as(op: Op, object: Option<ObjectId>, location: &'static Location<'st
 /// sound without making the step conflict with everything.
 #[inline]
 pub fn step_with(op: Op, object: Option<ObjectId>, second: ObjectId, location: &'static Location<'static>) {
-    announce(Pending { op, object, location, second: Some(second) }, None, None);
+    announce(Pending { op, object, location, second: Some(second), seq_cst: false }, None, None);
 }
 
 /// Announces `op` on `object`, which can proceed only while `ready()`
@@ -234,7 +243,7 @@ pub fn choose(alternatives: usize) -> usize {
 /// [`choose`], made at `location` (for a primitive whose caller's location
 /// was taken earlier).
 pub fn choose_at(alternatives: usize, location: &'static Location<'static>) -> usize {
-    with_exec(|cell| cell.borrow_mut().choose_value(None, alternatives, location)).flatten().unwrap_or(0)
+    with_exec(|cell| cell.borrow_mut().choose_value(None, alternatives, location, None)).flatten().unwrap_or(0)
 }
 
 /// Spawns an actor running `body` on a stack of at least `stack_size`
@@ -583,6 +592,22 @@ pub fn weak_memory() -> bool {
     with_exec(|cell| cell.borrow().config.weak_memory).unwrap_or(false)
 }
 
+/// The operation a load of atomic `object` with `order` announces:
+/// [`Op::WeakLoad`] when the C11 model lets it read any readable store
+/// (weak memory, not `SeqCst`, and the running thread not under the
+/// progress rule), else [`Op::Load`]. Outside an execution, `Op::Load`.
+pub fn load_op(object: ObjectId, order: Ordering) -> Op {
+    with_exec(|cell| if weak_load(&cell.borrow(), object, order) { Op::WeakLoad } else { Op::Load }).unwrap_or(Op::Load)
+}
+
+/// Whether a load of `object` with `order` by the running actor now is a
+/// weak one ([`load_op`]).
+fn weak_load(e: &crate::execution::Execution, object: ObjectId, order: Ordering) -> bool {
+    e.config.weak_memory
+        && order != Ordering::SeqCst
+        && e.current.is_some_and(|me| !e.memory.progress_rule(object.index(), me.index()))
+}
+
 /// Makes atomic `object` (whose real value is `current`) a live location
 /// of the memory model and returns the running actor, with the clocks
 /// live; `None` outside an actor.
@@ -592,6 +617,9 @@ fn memory_begin(e: &mut crate::execution::Execution, object: ObjectId, current: 
     if !e.memory.is_current(object.index(), current) {
         memory_touch(e, object, current);
     }
+    // The access's own step, taken just before (a choice it makes comes
+    // after).
+    e.memory.step = e.steps.saturating_sub(1).min(u64::from(u32::MAX - 1)) as u32;
     Some(me)
 }
 
@@ -704,10 +732,12 @@ fn traced_step(e: &crate::execution::Execution) -> Option<usize> {
 /// value read.
 pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'static Location<'static>) -> u64 {
     let sc = order == Ordering::SeqCst;
-    let Some((me, count, step, value)) = with_exec(|cell| {
+    let Some((me, count, step, weak, value)) = with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let step = traced_step(e);
+        // As `load_op` decided it for the step: nothing moved since.
+        let weak = e.config.observed && weak_load(e, object, order);
         if let Some(me) = e.current {
             if let Some(value) = e.memory.reread(object.index(), me, current) {
                 // The fast path's claims, checked against the full rule
@@ -719,7 +749,10 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
                 }
                 let newest = e.memory.newest(object.index());
                 note_read(e, object, step, newest);
-                return Some((me, 1, step, Some(value)));
+                if weak {
+                    e.show_read(e.memory.step_of(object.index(), newest));
+                }
+                return Some((me, 1, step, weak, Some(value)));
             }
         }
         let me = memory_begin(e, object, current)?;
@@ -734,9 +767,12 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
         let value = (count == 1).then(|| {
             let newest = e.memory.newest(object.index());
             note_read(e, object, step, newest);
+            if weak {
+                e.show_read(e.memory.step_of(object.index(), newest));
+            }
             e.memory.read(object.index(), me, newest, order, false, &mut e.race)
         });
-        Some((me, count, step, value))
+        Some((me, count, step, weak, value))
     })
     .flatten() else {
         return current;
@@ -744,12 +780,15 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
     if let Some(value) = value {
         return value;
     }
-    let k = choose_on(object, count, location);
+    let k = choose_store(object, count, location);
     with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let index = e.memory.newest(object.index()) - k;
         note_read(e, object, step, index);
+        if weak {
+            e.show_read(e.memory.step_of(object.index(), index));
+        }
         e.memory.read(object.index(), me, index, order, false, &mut e.race)
     })
     .unwrap_or(current)
@@ -934,5 +973,21 @@ pub fn atomic_fence(order: Ordering) {
 /// [`choose_at`], as a step on `object` (a load's choice of store shows
 /// the atomic in the trace).
 fn choose_on(object: ObjectId, alternatives: usize, location: &'static Location<'static>) -> usize {
-    with_exec(|cell| cell.borrow_mut().choose_value(Some(object), alternatives, location)).flatten().unwrap_or(0)
+    with_exec(|cell| cell.borrow_mut().choose_value(Some(object), alternatives, location, None)).flatten().unwrap_or(0)
+}
+
+/// A load's choice among the `count` newest stores of `object` (0 = the
+/// newest), shown to the strategy with the step that made each
+/// ([`ChoicePoint::sources`](crate::ChoicePoint::sources)).
+fn choose_store(object: ObjectId, count: usize, location: &'static Location<'static>) -> usize {
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        let mut sources = std::mem::take(&mut e.memory.sources_scratch);
+        e.memory.sources(object.index(), count, &mut sources);
+        let k = e.choose_value(Some(object), count, location, Some(&sources));
+        e.memory.sources_scratch = sources;
+        k
+    })
+    .flatten()
+    .unwrap_or(0)
 }

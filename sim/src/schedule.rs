@@ -451,7 +451,7 @@ impl Strategy for Replay {
         Ok(ActorId(choice))
     }
 
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         Ok(self.next(point.alternatives, "data choice")? as usize)
     }
 

@@ -445,7 +445,7 @@ mod tests {
             Err(ChoiceError::Redundant)
         }
 
-        fn choose_value(&mut self, _: &ChoicePoint) -> Result<usize, ChoiceError> {
+        fn choose_value(&mut self, _: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
             Ok(0)
         }
 

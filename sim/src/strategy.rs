@@ -24,17 +24,20 @@ pub struct Pending {
     /// dependency relation ([`Footprint`]): the mutex a condition-variable
     /// wait releases.
     pub second: Option<ObjectId>,
+    /// Whether it is a `SeqCst` access of an atomic, which takes part in
+    /// the order of `SeqCst` fences ([`Footprint::fence_order`]).
+    pub seq_cst: bool,
 }
 
 impl Pending {
     /// Builds a pending operation on `object`, changing no second object.
     pub fn new(op: Op, object: Option<ObjectId>, location: &'static Location<'static>) -> Pending {
-        Pending { op, object, location, second: None }
+        Pending { op, object, location, second: None, seq_cst: false }
     }
 
     /// Returns what the operation touches.
     pub fn footprint(&self) -> Footprint {
-        Footprint { op: self.op, object: self.object, second: self.second }
+        Footprint { op: self.op, object: self.object, second: self.second, seq_cst: self.seq_cst }
     }
 }
 
@@ -92,7 +95,7 @@ impl SchedulePoint<'_> {
 /// A data choice: the engine needs a value in `0..alternatives`.
 #[non_exhaustive]
 #[derive(Debug)]
-pub struct ChoicePoint {
+pub struct ChoicePoint<'a> {
     /// Number of steps taken so far in this execution.
     pub step: u64,
     /// The actor asking.
@@ -101,6 +104,16 @@ pub struct ChoicePoint {
     pub alternatives: usize,
     /// Where the choice is made.
     pub location: &'static Location<'static>,
+    /// For a load's choice of store (after an [`Op::WeakLoad`] or
+    /// [`Op::Load`] step): per alternative, the index of the step that
+    /// made the store it reads, or `u32::MAX` for a value no step of this
+    /// execution made (the initial one). Unlike the alternative's index,
+    /// which counts back from the newest store, this names the store the
+    /// same in every order of the steps before. `None` for other choices.
+    ///
+    /// [`Op::WeakLoad`]: crate::Op::WeakLoad
+    /// [`Op::Load`]: crate::Op::Load
+    pub sources: Option<&'a [u32]>,
 }
 
 /// A step just taken, as shown to a strategy that observes steps.
@@ -175,7 +188,7 @@ pub trait Strategy {
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError>;
 
     /// Picks a value in `0..point.alternatives`.
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError>;
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError>;
 
     /// Learns how the execution ended.
     fn end_execution(&mut self, outcome: &Outcome);
@@ -198,6 +211,15 @@ pub trait Strategy {
     /// [`Op::IsFinished`](crate::Op::IsFinished) depends on). Called only
     /// if [`Strategy::observes_steps`].
     fn on_end(&mut self, _object: ObjectId) {}
+
+    /// Learns which store the weak load just taken ([`Op::WeakLoad`])
+    /// read: the step that made it, or `u32::MAX` for a value no step of
+    /// this execution made (the initial one). Called once per weak load,
+    /// after its step and after its choice of store if it had one, before
+    /// any other step; only if [`Strategy::observes_steps`]. A weak load
+    /// is ordered after no store ([`Access::Observe`](crate::Access::Observe)),
+    /// so what it read is what a state made of its steps must name.
+    fn on_read(&mut self, _source: u32) {}
 
     /// Returns whether the whole search space has been explored.
     fn exhausted(&self) -> bool {

@@ -31,7 +31,7 @@ impl Strategy for Recorder {
         Ok(point.enabled[0])
     }
 
-    fn choose_value(&mut self, _point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, _point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         Ok(0)
     }
 

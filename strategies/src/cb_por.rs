@@ -30,7 +30,16 @@
 //!   its index in the actor, its operation, objects and chosen value, and
 //!   its vector clock (which is what the paper's `<o, t, n, v, m>` tuple
 //!   encodes, extended to operations that are not reads or writes); a state
-//!   is the XOR of its actions' hashes.
+//!   is the XOR of its actions' hashes. A weak load ([`Op::WeakLoad`]),
+//!   which no store orders, is named by the store it read (`labels.rs`),
+//!   learnt after its step and its choice of store
+//!   ([`Strategy::on_read`]); its choice adds nothing of its own. So the
+//!   two orders of a weak load and a store it did not read reach one
+//!   state, which `H` then prunes. The load and its choice are one step
+//!   for the prefixes `Mark` and `CB` walk (no execution stops between
+//!   them), and a prefix that holds a store made after the load is one
+//!   whose successor by the load `Mark` cannot name (the load could read
+//!   that store there).
 //! - `CB(s, t)` by dynamic programming over prefixes with memoization
 //!   (section 3.2): `CB(s, t) = min over frontier threads t' of
 //!   CB(s - t', t') + (t' = t or t' not enabled in s ? 0 : 1)`, keyed by the
@@ -94,6 +103,7 @@ use samaritan_sim::{
 };
 
 use crate::hb::{canonical, component, Clock, History};
+use crate::labels::Labels;
 use crate::pool::{team, Member};
 use crate::shard::Split;
 use crate::table::{Map, Set, TABLE_CAP};
@@ -150,7 +160,7 @@ enum Next {
     /// Its hash (`None`: cannot be foretold, a join's).
     Known(Option<u64>),
     /// Not worked out yet: the step `actor` would take there.
-    Unknown { actor: u32, fp: Footprint, value: u32 },
+    Unknown { actor: u32, fp: Footprint, value: u64 },
 }
 
 /// A `Search(s)` frame.
@@ -231,8 +241,9 @@ pub struct CbPor {
     /// A clock and a list of predecessors to compute an action's in.
     scratch: Clock,
     preds: Vec<u32>,
-    /// Alternatives of the data choices of the running execution, by step.
-    choices: Map<usize, u32>,
+    /// The data choices of the running execution, by step, with the
+    /// labels their values go by in state hashes.
+    choices: Labels,
     /// `H`: states every bounded terminal continuation of which was explored.
     visited: Set<u64>,
     /// `CB(s, t)` by `(hash of s, t)`.
@@ -290,7 +301,7 @@ impl CbPor {
             names: Vec::new(),
             scratch: Clock::default(),
             preds: Vec::new(),
-            choices: Map::default(),
+            choices: Labels::default(),
             visited: Set::default(),
             memo: Map::default(),
             budgets: Map::default(),
@@ -498,9 +509,10 @@ impl CbPor {
                 let f = top.frontier[top.next];
                 top.next += 1;
                 let (mut child, t) = (top.cut.clone(), top.t);
-                let last = &self.history.events[self.event_of(f, child[f] - 1)];
+                let back = self.back(f, child[f]);
+                let last = &self.history.events[self.event_of(f, back)];
                 let free = f == t || last.op.is_yield() || self.enabled_at(&child, f) != Some(true);
-                child[f] -= 1;
+                child[f] = back;
                 stack.last_mut().expect("still there").add = u32::from(!free);
                 match self.cb_frame(child, f) {
                     Ok(frame) => stack.push(frame),
@@ -518,6 +530,37 @@ impl CbPor {
             }
             returned = Some((best, frame.exact));
         }
+    }
+
+    /// How many of actor `f`'s events a prefix that holds its first `k`
+    /// keeps without the last: one fewer, or two for a weak load's choice
+    /// of store, which goes with its load.
+    fn back(&self, f: usize, k: u32) -> u32 {
+        let events = self.history.of_actor(ActorId::from_index(f));
+        match k.checked_sub(1).map(|k| events[k as usize]) {
+            Some(i) if k >= 2 && self.is_load_choice(i) => k - 2,
+            _ => k.saturating_sub(1),
+        }
+    }
+
+    /// Whether event `i` is a weak load's choice of store: a data choice
+    /// right after its actor's weak load (the engine asks for it during
+    /// the load's access).
+    fn is_load_choice(&self, i: usize) -> bool {
+        let events = &self.history.events;
+        i > 0
+            && events[i].op == Op::Choose
+            && events[i - 1].op == Op::WeakLoad
+            && events[i - 1].actor == events[i].actor
+    }
+
+    /// The hash of weak load `i`'s action as the store named `label` read,
+    /// with its clock (no store orders it) and objects as when taken.
+    fn load_hash(&self, i: usize, label: u64) -> u64 {
+        let e = &self.history.events[i];
+        let name = |o: ObjectId| self.names.get(o.index()).copied().flatten().map_or(0, |n| n.0);
+        let objects = [e.object, e.second].map(|o| o.map(name));
+        action_hash(e.actor, e.seq, e.op, objects, label, self.history.clock_of(i))
     }
 
     /// The actors whose last event in `cut` no other event of `cut`
@@ -540,7 +583,7 @@ impl CbPor {
 
     /// The hash of the action actor `a` takes next from the prefix `cut`
     /// (`None`: every event so far): `fp` with `value`, `peer` for a join.
-    fn action_at(&mut self, cut: Option<&[u32]>, a: usize, fp: Footprint, value: u32, peer: Option<ActorId>) -> u64 {
+    fn action_at(&mut self, cut: Option<&[u32]>, a: usize, fp: Footprint, value: u64, peer: Option<ActorId>) -> u64 {
         let actor = ActorId::from_index(a);
         let events = |who: ActorId| match cut {
             Some(cut) => cut.get(who.index()).copied().unwrap_or(0),
@@ -590,13 +633,46 @@ impl CbPor {
             let e = &self.history.events[i];
             (e.op, e.footprint(), e.value, e.peer)
         };
-        let values = self.choices.get(&i).copied().unwrap_or(1).max(1);
+        if op == Op::WeakLoad {
+            // One per store it read here (all its choice's, or the one).
+            let labels: Vec<u64> = match self.stores_after_load(i) {
+                Some(stores) => stores.to_vec(),
+                None => self.choices.read_at(i).into_iter().collect(),
+            };
+            return labels.into_iter().map(|label| base ^ self.action_at(Some(cut), a, fp, label, None)).collect();
+        }
+        let values = self.choices.alternatives(i);
         (0..values)
             .map(|v| {
-                let value = if op == Op::Choose { v } else { value };
+                let value = self.choices.of(i, if op == Op::Choose { v } else { value });
                 base ^ self.action_at(Some(cut), a, fp, value, peer)
             })
             .collect()
+    }
+
+    /// Whether actor `a`'s next step from `cut` is a weak load
+    /// ([`Op::WeakLoad`]) and `cut` holds a store to its atomic that this
+    /// execution made after the load (and its choice): in `cut`'s order
+    /// the load could also read that store, which no label this
+    /// execution knows names, so the successors of `cut` are not known.
+    /// (A weak load is ordered after no store, so such a prefix is one
+    /// some execution reaches.)
+    fn weak_load_unknown(&self, cut: &[u32], a: usize) -> bool {
+        let taken = cut.get(a).copied().unwrap_or(0) as usize;
+        let Some(&load) = self.history.of_actor(ActorId::from_index(a)).get(taken) else { return false };
+        let e = &self.history.events[load];
+        if e.op != Op::WeakLoad {
+            return false;
+        }
+        let end = if self.stores_after_load(load).is_some() { load + 1 } else { load };
+        e.object.and_then(|o| self.history.last_write_inside(o, cut)).is_some_and(|w| w > end)
+    }
+
+    /// The labels of the stores weak load `i` could read, when it made a
+    /// choice among them (its next event).
+    fn stores_after_load(&self, i: usize) -> Option<&[u64]> {
+        let next = i + 1;
+        (next < self.history.events.len() && self.is_load_choice(next)).then(|| self.choices.stores(next)).flatten()
     }
 
     /// Keeps each table within `table_cap` entries by forgetting a full
@@ -622,10 +698,17 @@ impl CbPor {
     /// The hash of event `i`'s action as the history has it now (its
     /// objects named as when it was taken).
     fn action_of(&self, i: usize) -> u64 {
+        if self.is_load_choice(i) {
+            // Its load is named by the store read (`load_hash`).
+            return 0;
+        }
         let e = &self.history.events[i];
+        if e.op == Op::WeakLoad {
+            return self.choices.read_at(i).map_or(0, |label| self.load_hash(i, label));
+        }
         let name = |o: ObjectId| self.names.get(o.index()).copied().flatten().map_or(0, |n| n.0);
         let objects = [e.object, e.second].map(|o| o.map(name));
-        action_hash(e.actor, e.seq, e.op, objects, e.value, self.history.clock_of(i))
+        action_hash(e.actor, e.seq, e.op, objects, self.choices.of(i, e.value), self.history.clock_of(i))
     }
 
     /// `Mark(s)` (Algorithm 2, lines 15-22) on the terminal state of the
@@ -654,7 +737,7 @@ impl CbPor {
             let f = top.frontier[top.next];
             top.next += 1;
             let mut x = top.cut.clone();
-            x[f] -= 1;
+            x[f] = self.back(f, x[f]);
             let hash = self.cut_hash(&x);
             // Line 17 asks `CB(x, f) <= bound` too; marking a state with
             // every successor done is sound whatever its bound (it only
@@ -674,6 +757,9 @@ impl CbPor {
         for a in 0..cut.len() {
             if self.enabled_at(cut, a) == Some(false) {
                 continue;
+            }
+            if self.weak_load_unknown(cut, a) {
+                return false;
             }
             let successors = self.successors(cut, a);
             if successors.iter().any(|h| !self.visited.contains(h)) && self.cb(cut, a) <= self.bound {
@@ -774,14 +860,14 @@ fn can_block(op: Op) -> bool {
 
 /// A 64-bit hash of one action (section 3.3's universal hash, here a fixed
 /// mix of its fields: the same action hashes the same in every execution).
-fn action_hash(actor: ActorId, n: u32, op: Op, objects: [Option<u64>; 2], value: u32, clock: &[u32]) -> u64 {
+fn action_hash(actor: ActorId, n: u32, op: Op, objects: [Option<u64>; 2], value: u64, clock: &[u32]) -> u64 {
     let mut h = mix(0x9e37_79b9_7f4a_7c15 ^ actor.index() as u64);
     h = mix(h ^ u64::from(n));
     h = mix(h ^ Op::ALL.iter().position(|&o| o == op).unwrap_or(0) as u64);
     for object in objects {
         h = mix(h ^ object.unwrap_or(u64::MAX));
     }
-    h = mix(h ^ u64::from(value));
+    h = mix(h ^ value);
     for (i, &c) in canonical(clock).iter().enumerate() {
         h = mix(h ^ ((i as u64) << 32 | u64::from(c)));
     }
@@ -860,9 +946,10 @@ impl Strategy for CbPor {
         for a in order {
             self.grow(a.index());
             let pending = point.pending(a).expect("an enabled actor has a pending operation");
-            // A join's peer is not known before it is taken: no prediction.
+            // A join's peer is not known before it is taken, nor what a
+            // weak load will read: no prediction.
             let next = match pending.op {
-                Op::Join => Next::Known(None),
+                Op::Join | Op::WeakLoad => Next::Known(None),
                 _ => Next::Unknown { actor: a.index() as u32, fp: pending.footprint(), value: 0 },
             };
             let spent = self.preemptions + u32::from(point.preempts(a));
@@ -881,8 +968,8 @@ impl Strategy for CbPor {
         }
     }
 
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
-        self.choices.insert(self.depth, point.alternatives as u32);
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
+        self.choices.record(self.depth, point, &self.history);
         if let Some(node) = self.nodes.get(self.depth) {
             let alt = node.alts.get(node.taken);
             self.split.take(alt.id, point.alternatives);
@@ -898,9 +985,21 @@ impl Strategy for CbPor {
         }
         let actor = point.actor.index();
         self.grow(actor);
-        let fp = Footprint { op: Op::Choose, object: None, second: None };
+        let fp = Footprint { op: Op::Choose, object: None, second: None, seq_cst: false };
+        // A weak load's choice: each value names the load by its store.
+        let load = self.history.events.len().checked_sub(1).filter(|&i| {
+            let e = &self.history.events[i];
+            e.op == Op::WeakLoad && e.actor == point.actor && point.sources.is_some()
+        });
         let alts = (0..point.alternatives as u32)
-            .map(|v| Alt { id: v, next: Next::Unknown { actor: actor as u32, fp, value: v }, spent: self.preemptions })
+            .map(|v| {
+                let value = self.choices.of(self.depth, v);
+                let next = match load {
+                    Some(i) => Next::Known(Some(self.hash ^ self.load_hash(i, value))),
+                    None => Next::Unknown { actor: actor as u32, fp, value },
+                };
+                Alt { id: v, next, spent: self.preemptions }
+            })
             .collect();
         match self.push_node(true, alts, None) {
             Some(v) => {
@@ -945,7 +1044,13 @@ impl Strategy for CbPor {
                 self.names[o.index()].get_or_insert((u64::from(e.seq) << 32 | e.actor.index() as u64, i)).0
             })
         });
-        let h = action_hash(e.actor, e.seq, e.op, objects, e.value, self.history.clock_of(i));
+        // A weak load is named once it is known what it read (`on_read`);
+        // its choice adds nothing.
+        let h = if e.op == Op::WeakLoad || self.is_load_choice(i) {
+            0
+        } else {
+            action_hash(e.actor, e.seq, e.op, objects, self.choices.of(i, e.value), self.history.clock_of(i))
+        };
         let last = *self.prefix[a].last().expect("a prefix starts with 0");
         self.prefix[a].push(last ^ h);
         self.hash ^= h;
@@ -969,6 +1074,31 @@ impl Strategy for CbPor {
             });
         }
         self.depth += 1;
+    }
+
+    fn on_read(&mut self, source: u32) {
+        // The weak load just taken (with its choice, if it made one) read
+        // the store of step `source`: that names it in the state.
+        let Some(last) = self.history.events.len().checked_sub(1) else { return };
+        let load = if self.is_load_choice(last) { last - 1 } else { last };
+        if self.history.events[load].op != Op::WeakLoad {
+            return;
+        }
+        self.choices.read(load, source, &self.history);
+        let h = self.action_of(load);
+        let (a, seq) = (self.history.events[load].actor.index(), self.history.events[load].seq as usize);
+        for p in &mut self.prefix[a][seq..] {
+            *p ^= h;
+        }
+        self.hash ^= h;
+        if let Some(node) = self.nodes.iter_mut().rev().take(2).find(|n| n.depth == load && !n.value) {
+            if let Alts::One(alt) = &mut node.alts {
+                alt.next = Next::Known(Some(self.hash));
+            }
+        }
+        if self.visited.contains(&self.hash) {
+            self.blocked = true;
+        }
     }
 
     fn on_end(&mut self, object: ObjectId) {

@@ -184,13 +184,13 @@ pub(crate) fn current_first(point: &SchedulePoint<'_>, options: &mut Vec<u32>) {
 }
 
 /// Puts the values `0..point.alternatives` in `options`.
-pub(crate) fn values(point: &ChoicePoint, options: &mut Vec<u32>) {
+pub(crate) fn values(point: &ChoicePoint<'_>, options: &mut Vec<u32>) {
     options.clear();
     options.extend(0..point.alternatives as u32);
 }
 
 /// What identifies a data choice when it is replayed.
-pub(crate) fn value_signature(point: &ChoicePoint) -> u64 {
+pub(crate) fn value_signature(point: &ChoicePoint<'_>) -> u64 {
     point.location as *const _ as u64 ^ point.alternatives as u64
 }
 
@@ -289,7 +289,7 @@ impl Strategy for Dfs {
         Ok(ActorId::from_index(choice as usize))
     }
 
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         values(point, &mut self.options);
         Ok(self.frames.decide(&self.options, value_signature(point))? as usize)
     }

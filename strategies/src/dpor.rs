@@ -26,6 +26,15 @@
 //!   decrement that the others' decrements, independent of it, left the
 //!   last: [`rt::step_as`](samaritan_sim::rt::step_as)). An execution whose choosable actors are all
 //!   asleep is cut short ([`ChoiceError::Redundant`]).
+//! - Weak loads ([`Op::WeakLoad`], the C11 model's loads that may read any
+//!   readable store): a store taken before one is no race (taken after
+//!   it, the load could still read every store it reads here: the
+//!   store's branch covers the other order), a store taken after one is;
+//!   a weak load leaves a sleeping store asleep, and a store wakes a
+//!   sleeping weak load only for the stores made since it fell asleep
+//!   (`sleep.rs`), whose choice of store then offers only those. So each
+//!   way a load can read is explored from one order of it and the stores
+//!   around it, not from each.
 //!
 //! Soundness holds for what the engine treats as dependent
 //! ([`Footprint::dependent`](samaritan_sim::Footprint::dependent))
@@ -68,6 +77,7 @@ use crate::hapset::Coverage;
 use crate::hb::{Clock, History};
 use crate::pool::{team, Member};
 use crate::shard::Split;
+use crate::sleep::{allowed, Sleeper};
 
 /// An operation an actor is about to take, with its object and location.
 type Next = (ActorId, Pending);
@@ -76,8 +86,9 @@ type Next = (ActorId, Pending);
 enum Kind {
     /// A choice of actor among `enabled`.
     Actor { enabled: ActorSet },
-    /// A data choice among `alternatives` values.
-    Value { alternatives: u32 },
+    /// A data choice among `alternatives` values; for a weak load that a
+    /// partial sleeper made, only the `allowed` ones (ascending).
+    Value { alternatives: u32, allowed: Option<Vec<u32>> },
 }
 
 /// The search state at one step: node `i` is the state step `i` of the
@@ -99,7 +110,7 @@ struct Node {
     backtrack: ActorSet,
     done: ActorSet,
     /// Actors asleep here, with their operations.
-    sleep: Vec<Next>,
+    sleep: Vec<Sleeper>,
     /// In HaPSet mode, why each backtrack actor was wanted: the operation
     /// taken here and the later operation racing with it, which the actor
     /// lets come first.
@@ -115,7 +126,17 @@ impl Node {
     }
 
     fn asleep(&self, a: ActorId) -> bool {
-        self.sleep.iter().any(|s| s.0 == a)
+        self.sleep.iter().any(|s| s.actor == a && s.blocks())
+    }
+
+    /// The value after `chosen` this search may explore next, if any.
+    fn next_value(&self) -> Option<u32> {
+        let Kind::Value { allowed, .. } = &self.kind else { return None };
+        let next = match allowed {
+            Some(allowed) => allowed.iter().copied().find(|&v| v > self.chosen)?,
+            None => self.chosen + 1,
+        };
+        (next < self.stop).then_some(next)
     }
 
     /// The next backtrack choice not yet explored and not asleep.
@@ -126,7 +147,7 @@ impl Node {
 
 /// An actor's operation, as sleep sets keep it.
 fn op_of(e: &crate::hb::Event) -> Pending {
-    Pending { op: e.op, object: e.object, location: e.location, second: e.second }
+    Pending { op: e.op, object: e.object, location: e.location, second: e.second, seq_cst: e.seq_cst }
 }
 
 /// Depth-first search over one execution per equivalence class of
@@ -139,7 +160,14 @@ pub struct Dpor {
     depth: usize,
     history: History,
     /// The sleep set of the next node.
-    next_sleep: Vec<Next>,
+    next_sleep: Vec<Sleeper>,
+    /// A partial sleeper chosen at the last scheduling point, with the
+    /// step it fell asleep at: its weak load may read only stores made
+    /// since.
+    constrained: Option<(ActorId, u32)>,
+    /// For the data choice that follows the step just taken (a partial
+    /// sleeper's weak load): the step from which its stores may be read.
+    value_floor: Option<u32>,
     /// A forced step ran a sleeping actor: the rest of this execution is
     /// redundant and is not analysed.
     blocked: bool,
@@ -257,7 +285,7 @@ impl Dpor {
         // Ordered before `q`: what the giver explored, is exploring, and
         // gave away before.
         let before = self.nodes[at].given.iter().copied().chain([(chosen, op_chosen)]);
-        node.sleep.extend(before);
+        node.sleep.extend(before.map(|(a, op)| Sleeper::new(a, op, at)));
         let rank = nodes.iter().map(|n| n.chosen).collect();
         let giver = &mut self.nodes[at];
         giver.done.insert(q);
@@ -283,8 +311,8 @@ impl Dpor {
                 }
             }
         }
-        let stop = match kind {
-            Kind::Value { alternatives } => alternatives,
+        let stop = match &kind {
+            Kind::Value { alternatives, .. } => *alternatives,
             Kind::Actor { .. } => 0,
         };
         let (done, given, races) = (ActorSet::default(), Vec::new(), Vec::new());
@@ -428,6 +456,20 @@ impl Dpor {
         }
     }
 
+    /// [`Dpor::pending_races`] at a data choice that cuts the execution
+    /// short: the operations pending at the last scheduling point, but for
+    /// the actor that has just taken its step.
+    fn last_pending_races(&mut self) {
+        let Some(me) = self.history.events.last().map(|e| e.actor) else { return };
+        let pending = std::mem::take(&mut self.last_pending);
+        for (i, p) in pending.iter().enumerate() {
+            if let Some(p) = p.filter(|_| i != me.index()) {
+                self.races(ActorId::from_index(i), p);
+            }
+        }
+        self.last_pending = pending;
+    }
+
     /// Moves to the deepest node with an unexplored choice; returns
     /// `false` when there is none. In HaPSet mode a backtrack choice that
     /// offers no uncovered pair (judged against the last execution, whose
@@ -438,19 +480,22 @@ impl Dpor {
             let node = &mut self.nodes[at];
             match node.kind {
                 Kind::Value { .. } => {
-                    if node.chosen + 1 < node.stop {
-                        node.chosen += 1;
+                    if let Some(next) = node.next_value() {
+                        node.chosen = next;
                         return true;
                     }
                 }
                 Kind::Actor { .. } => {
                     let explored = ActorId::from_index(node.chosen as usize);
                     node.done.insert(explored);
-                    // The explored step is the last execution's `at`-th.
-                    node.sleep.push((explored, op_of(&self.history.events[at])));
+                    // The explored step is the last execution's `at`-th;
+                    // explored here with every store it could read, it
+                    // sleeps whole (a partial entry of its own goes).
+                    node.sleep.retain(|s| s.actor != explored);
+                    node.sleep.push(Sleeper::new(explored, op_of(&self.history.events[at]), at));
                     // Choices given away come after it in the order.
                     let given = std::mem::take(&mut node.given);
-                    node.sleep.extend(given);
+                    node.sleep.extend(given.into_iter().map(|(a, op)| Sleeper::new(a, op, at)));
                     while let Some(next) = self.nodes[at].next_choice() {
                         let pending = self.pending_at(at, next);
                         let node = &mut self.nodes[at];
@@ -501,6 +546,8 @@ impl Strategy for Dpor {
         }
         self.depth = 0;
         self.next_sleep.clear();
+        self.constrained = None;
+        self.value_floor = None;
         self.blocked = false;
         self.split.begin();
         if !self.started {
@@ -547,16 +594,19 @@ impl Strategy for Dpor {
         }
         // A sleeper whose operation would now be taken otherwise (a
         // decrement that other decrements left the last) wakes.
-        self.next_sleep.retain(|s| point.pending(s.0).is_some_and(|p| p.op == s.1.op));
-        let asleep = |a: &ActorId| self.next_sleep.iter().any(|s| s.0 == *a);
-        // The running actor goes on if it may: fewer preemptions first.
+        self.next_sleep.retain(|s| point.pending(s.actor).is_some_and(|p| p.op == s.pending.op));
+        let entry = |a: &ActorId| self.next_sleep.iter().find(|s| s.actor == *a).copied();
+        // The running actor goes on if it may: fewer preemptions first;
+        // an actor awake before one a sleep set lets read new stores only.
+        let order = || point.current.into_iter().chain(point.enabled.iter().copied());
         let chosen =
-            point.current.filter(|c| !asleep(c)).or_else(|| point.enabled.iter().copied().find(|a| !asleep(a)));
+            order().find(|a| entry(a).is_none()).or_else(|| order().find(|a| entry(a).is_some_and(|s| !s.blocks())));
         let Some(chosen) = chosen else {
             // Sleep-set blocked: every continuation is explored elsewhere.
             self.pending_races(point);
             return Err(ChoiceError::Redundant);
         };
+        self.constrained = entry(&chosen).map(|s| (chosen, s.since));
         self.last_pending.clear();
         self.last_pending.extend(point.actors.iter().map(|v| v.pending));
         self.push_node(Kind::Actor { enabled: ActorSet::of(point.enabled) }, chosen.index() as u32);
@@ -564,11 +614,12 @@ impl Strategy for Dpor {
         Ok(chosen)
     }
 
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
+        let floor = self.value_floor.take();
         if let Some(node) = self.nodes.get(self.depth) {
             let chosen = node.chosen;
             let result = match node.kind {
-                Kind::Value { alternatives } if alternatives as usize == point.alternatives => Ok(chosen as usize),
+                Kind::Value { alternatives, .. } if alternatives as usize == point.alternatives => Ok(chosen as usize),
                 _ => Err(self.mismatch()),
             };
             self.split.take(chosen, point.alternatives);
@@ -577,9 +628,24 @@ impl Strategy for Dpor {
         if self.cut() {
             return Err(ChoiceError::Redundant);
         }
-        self.push_node(Kind::Value { alternatives: point.alternatives as u32 }, 0);
-        self.split.take(0, point.alternatives);
-        Ok(0)
+        // A partial sleeper's load reads only the stores new to it.
+        let allowed = floor.zip(point.sources).map(|(since, sources)| allowed(sources, since));
+        let first = match &allowed {
+            Some(values) => match values.first() {
+                Some(&v) => v,
+                None => {
+                    // Every store it may read, it read from an earlier
+                    // state: the rest is covered.
+                    self.blocked = true;
+                    self.last_pending_races();
+                    return Err(ChoiceError::Redundant);
+                }
+            },
+            None => 0,
+        };
+        self.push_node(Kind::Value { alternatives: point.alternatives as u32, allowed }, first);
+        self.split.take(first, point.alternatives);
+        Ok(first as usize)
     }
 
     fn observes_steps(&self) -> bool {
@@ -587,14 +653,22 @@ impl Strategy for Dpor {
     }
 
     fn on_step(&mut self, step: &Step) {
+        self.value_floor = None;
         if self.nodes.len() == self.depth {
             // A forced step: the only actor that could go. Asleep only if
             // it is taken as it was when it went to sleep.
-            self.next_sleep.retain(|s| s.0 != step.actor || s.1.op == step.pending.op);
-            if self.next_sleep.iter().any(|s| s.0 == step.actor) {
-                self.blocked = true;
+            self.next_sleep.retain(|s| s.actor != step.actor || s.pending.op == step.pending.op);
+            match self.next_sleep.iter().find(|s| s.actor == step.actor) {
+                Some(s) if s.blocks() => self.blocked = true,
+                Some(s) => self.constrained = Some((s.actor, s.since)),
+                None => {}
             }
             self.push_node(Kind::Actor { enabled: ActorSet::of(&[step.actor]) }, step.actor.index() as u32);
+        }
+        if let Some((actor, since)) = self.constrained.take() {
+            if actor == step.actor && step.pending.op == Op::WeakLoad {
+                self.value_floor = Some(since);
+            }
         }
         if !self.blocked {
             self.races(step.actor, step.pending);
@@ -605,8 +679,7 @@ impl Strategy for Dpor {
         let node = &self.nodes[self.depth];
         let taken = step.pending.footprint();
         self.next_sleep.clear();
-        self.next_sleep
-            .extend(node.sleep.iter().copied().filter(|s| s.0 != step.actor && !s.1.footprint().dependent(taken)));
+        self.next_sleep.extend(node.sleep.iter().filter_map(|s| s.after(step.actor, taken)));
         self.depth += 1;
     }
 
@@ -617,8 +690,8 @@ impl Strategy for Dpor {
         self.history.end(object);
         // Sleepers whose operation depends on the end wake, as after a
         // step with that footprint.
-        let ended = Footprint { op: Op::Exit, object: Some(object), second: None };
-        self.next_sleep.retain(|s| !s.1.footprint().dependent(ended));
+        let ended = Footprint { op: Op::Exit, object: Some(object), second: None, seq_cst: false };
+        self.next_sleep.retain(|s| !s.pending.footprint().dependent(ended));
     }
 
     fn end_execution(&mut self, outcome: &Outcome) {

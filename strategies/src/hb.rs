@@ -8,6 +8,11 @@
 //! execution order, and of the edges no object carries (a spawn before its
 //! child's steps, a thread's steps before a join on it; [`Step::peer`]).
 //!
+//! A weak load ([`Access::Observe`]) and a write of its object are not
+//! ordered by when they ran, in either order (what a load read, not when,
+//! matters: [`Access::orders`]), but a write after a weak load still races
+//! with it, and a weak load races with nothing ([`Access::races_with`]).
+//!
 //! Every query costs what it finds, not what the execution did before, so
 //! that a step costs O(actors) amortized however long the execution is:
 //! each object (and the virtual clock) keeps its own lists of events, its
@@ -21,10 +26,12 @@
 //!   when `events[i].seq <= c[events[i].actor]`.
 //! - The writes of one object are totally ordered by happens-before, and a
 //!   write happens after every earlier event on its object but an end
-//!   ([`Access::End`], a thread's, on its own object): so once a write
-//!   happens before a state, so does everything on its object before it
-//!   but the ends (the rule that lets a backward walk stop early, except
-//!   on an object with an end or for an end's own walk).
+//!   ([`Access::End`], a thread's, on its own object) and a weak load
+//!   ([`Access::Observe`]): so once a write happens before a state, so
+//!   does everything on its object before it but the ends and the weak
+//!   loads (the rule that lets a backward walk stop early, except on an
+//!   object with an end or for an end's own walk; weak loads are walked
+//!   actor by actor, where program order lets the walk stop).
 
 use std::panic::Location;
 
@@ -105,6 +112,8 @@ pub(crate) struct Event {
     pub(crate) object: Option<ObjectId>,
     /// The second object it changes ([`Footprint::second`]).
     pub(crate) second: Option<ObjectId>,
+    /// Whether it is a `SeqCst` access of an atomic ([`Footprint::seq_cst`]).
+    pub(crate) seq_cst: bool,
     pub(crate) location: &'static Location<'static>,
     /// Its index among its actor's events, from 1.
     pub(crate) seq: u32,
@@ -123,7 +132,7 @@ pub(crate) struct Event {
 
 impl Event {
     pub(crate) fn footprint(&self) -> Footprint {
-        Footprint { op: self.op, object: self.object, second: self.second }
+        Footprint { op: self.op, object: self.object, second: self.second, seq_cst: self.seq_cst }
     }
 }
 
@@ -148,6 +157,9 @@ struct Touches {
     ends: Vec<(ActorId, u32)>,
     /// Each actor's latest read, writes or not (what an end depends on).
     last_reads: Vec<(ActorId, u32)>,
+    /// Whether any weak load ([`Access::Observe`]) was recorded: a walk
+    /// for a write's races must then also look at each actor's events.
+    observed: bool,
     /// Every one, by actor (for the predecessors within a prefix).
     by_actor: Vec<Vec<u32>>,
 }
@@ -161,6 +173,7 @@ impl Touches {
         self.counted = false;
         self.ends.clear();
         self.last_reads.clear();
+        self.observed = false;
         self.by_actor.iter_mut().for_each(Vec::clear);
     }
 
@@ -188,6 +201,9 @@ impl Touches {
                 self.counted = true;
                 latest(&mut self.ends, actor, index);
             }
+            // Ordered by nothing on its object (what it read is another
+            // matter), so in no list that orders.
+            Access::Observe => self.observed = true,
             Access::Local => {}
         }
     }
@@ -198,6 +214,10 @@ impl Touches {
     /// An end depends on the reads since the last write and on nothing
     /// else; a read also on every end.
     fn predecessors(&self, access: Access, out: &mut Vec<u32>) {
+        if access == Access::Observe {
+            // A weak load is ordered after no write of its object.
+            return;
+        }
         if access == Access::End {
             // Reads before the last write happen before it, not before
             // the end: each actor's latest read anywhere.
@@ -215,6 +235,15 @@ impl Touches {
         }
         out.extend(self.writes.last().copied());
     }
+}
+
+/// What a list of events is about: an object, the virtual clock, or the
+/// order of `SeqCst` fences.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Object(ObjectId),
+    Time,
+    Fences,
 }
 
 /// Makes `index` `actor`'s entry in a list of each actor's latest event.
@@ -247,6 +276,9 @@ pub(crate) struct History {
     objects: Vec<Touches>,
     /// Events that touch the virtual clock.
     time: Touches,
+    /// Events that take part in the order of `SeqCst` fences
+    /// ([`Footprint::fence_order`]).
+    fences: Touches,
     /// The spawn event of each actor, by index.
     spawns: Vec<Option<usize>>,
     /// A clock to build the next event's in.
@@ -302,6 +334,7 @@ impl History {
             held: Vec::new(),
             objects: Vec::new(),
             time: Touches::default(),
+            fences: Touches::default(),
             spawns: Vec::new(),
             scratch: Clock::default(),
             gathered: Vec::new(),
@@ -319,6 +352,7 @@ impl History {
         self.held.clear();
         self.objects.iter_mut().for_each(Touches::clear);
         self.time.clear();
+        self.fences.clear();
         self.spawns.clear();
     }
 
@@ -407,6 +441,20 @@ impl History {
         cut
     }
 
+    /// Returns the latest write of `object` inside the prefix `cut` (per
+    /// actor, how many of its events it holds), if any: the writes of an
+    /// object are ordered by happens-before, so those inside a prefix are
+    /// its first ones.
+    pub(crate) fn last_write_inside(&self, object: ObjectId, cut: &[u32]) -> Option<usize> {
+        let writes = &self.objects.get(object.index())?.writes;
+        let inside = |w: u32| {
+            let e = &self.events[w as usize];
+            e.seq <= cut.get(e.actor.index()).copied().unwrap_or(0)
+        };
+        let k = writes.partition_point(|&w| inside(w));
+        k.checked_sub(1).map(|k| writes[k] as usize)
+    }
+
     /// Returns the index of the event that spawned actor `a`, if any.
     pub(crate) fn spawned_at(&self, a: ActorId) -> Option<usize> {
         self.spawns.get(a.index()).copied().flatten()
@@ -425,24 +473,25 @@ impl History {
         self.touched_keys(fp).map(|(_, touches, access)| (touches, access))
     }
 
-    /// [`History::touched`], each list with the object it is about
-    /// (`None`: the virtual clock).
-    fn touched_keys(&self, fp: Footprint) -> impl Iterator<Item = (Option<ObjectId>, &Touches, Access)> + '_ {
-        let objects = fp.touches().filter_map(|(o, access)| self.objects.get(o.index()).map(|t| (Some(o), t, access)));
-        let time = (fp.op.clock() != Access::Local).then_some((None, &self.time, fp.op.clock()));
-        objects.chain(time)
+    /// [`History::touched`], each list with what it is about.
+    fn touched_keys(&self, fp: Footprint) -> impl Iterator<Item = (Key, &Touches, Access)> + '_ {
+        let objects =
+            fp.touches().filter_map(|(o, access)| self.objects.get(o.index()).map(|t| (Key::Object(o), t, access)));
+        let time = (fp.op.clock() != Access::Local).then_some((Key::Time, &self.time, fp.op.clock()));
+        let fences = (fp.fence_order() != Access::Local).then_some((Key::Fences, &self.fences, fp.fence_order()));
+        objects.chain(time).chain(fences)
     }
 
-    /// How event `i` touches `key` (an object, or with `None` the virtual
-    /// clock).
-    fn access_on(&self, i: usize, key: Option<ObjectId>) -> Access {
+    /// How event `i` touches `key`.
+    fn access_on(&self, i: usize, key: Key) -> Access {
         let e = &self.events[i];
         match key {
-            Some(o) if e.second == Some(o) => Access::Write,
-            Some(o) if e.object == Some(o) => e.op.access(),
-            Some(o) if e.end == Some(o) => Access::End,
-            Some(_) => Access::Local,
-            None => e.op.clock(),
+            Key::Object(o) if e.second == Some(o) => Access::Write,
+            Key::Object(o) if e.object == Some(o) => e.op.access(),
+            Key::Object(o) if e.end == Some(o) => Access::End,
+            Key::Object(_) => Access::Local,
+            Key::Time => e.op.clock(),
+            Key::Fences => e.footprint().fence_order(),
         }
     }
 
@@ -464,6 +513,10 @@ impl History {
         out.clear();
         let mut lists = 0;
         for (key, touches, access) in self.touched_keys(fp) {
+            if access == Access::Observe {
+                // Nothing earlier races with a weak load (module docs).
+                continue;
+            }
             lists += 1;
             // A read conflicts only with writes, unless counts changed.
             let list = if access == Access::Read && !touches.counted { &touches.writes } else { &touches.all };
@@ -473,6 +526,10 @@ impl History {
                     continue;
                 }
                 let theirs = self.access_on(i, key);
+                if theirs == Access::Observe {
+                    // Not ordered by the writes around it: walked below.
+                    continue;
+                }
                 if self.happens_before(i, before) {
                     // A write that happens before: so does all before it,
                     // but for ends, which writes do not order.
@@ -481,7 +538,7 @@ impl History {
                     }
                     continue;
                 }
-                if !access.conflicts(theirs) || !accept(i) {
+                if !theirs.races_with(access) || !accept(i) {
                     continue;
                 }
                 out.push(i);
@@ -490,17 +547,45 @@ impl History {
                 }
             }
         }
-        if lists < 2 {
-            // One list, walked latest first and cut at the floor already.
-            return;
-        }
-        out.sort_unstable_by(|a, b| b.cmp(a));
-        out.dedup();
-        // Of those at or before the floor, only the latest stays.
-        if let Some(f) = floor {
-            if let Some(first) = out.iter().position(|&i| i <= f) {
-                out.truncate(first + 1);
+        if lists >= 2 {
+            out.sort_unstable_by(|a, b| b.cmp(a));
+            out.dedup();
+            // Of those at or before the floor, only the latest stays.
+            if let Some(f) = floor {
+                if let Some(first) = out.iter().position(|&i| i <= f) {
+                    out.truncate(first + 1);
+                }
             }
+        }
+        // Each actor's weak loads of the objects written, latest first, as
+        // far as program order says the rest happens before: every one
+        // races, at the floor or before it too. (Each stands for a load
+        // that could read the write; the branch that lets the latest
+        // read it runs none of the others after it, so the latest alone
+        // does not cover them.)
+        let kept = out.len();
+        for (key, touches, access) in self.touched_keys(fp) {
+            if !touches.observed || !Access::Observe.races_with(access) {
+                continue;
+            }
+            for events in &touches.by_actor {
+                for &i in events.iter().rev() {
+                    let i = i as usize;
+                    if i >= end {
+                        continue;
+                    }
+                    if self.happens_before(i, before) {
+                        break;
+                    }
+                    if self.access_on(i, key) == Access::Observe && accept(i) {
+                        out.push(i);
+                    }
+                }
+            }
+        }
+        if out.len() > kept {
+            out.sort_unstable_by(|a, b| b.cmp(a));
+            out.dedup();
         }
     }
 
@@ -553,6 +638,9 @@ impl History {
         if fp.op.clock() != Access::Local {
             self.time.record(index as u32, actor, fp.op.clock());
         }
+        if fp.fence_order() != Access::Local {
+            self.fences.record(index as u32, actor, fp.fence_order());
+        }
         let clock_start = self.clock_data.len();
         self.clock_data.extend_from_slice(clock.as_slice());
         self.scratch = clock;
@@ -561,6 +649,7 @@ impl History {
             op: fp.op,
             object: fp.object,
             second: fp.second,
+            seq_cst: fp.seq_cst,
             location: step.pending.location,
             seq,
             value: step.value,
@@ -650,6 +739,10 @@ impl History {
             e.seq <= held(e.actor.index())
         };
         for (key, touches, access) in self.touched_keys(fp) {
+            if access == Access::Observe {
+                // A weak load is ordered after no write of its object.
+                continue;
+            }
             let inner = touches.writes.partition_point(|&w| inside(w));
             let last_write = inner.checked_sub(1).map(|k| touches.writes[k]);
             // An end and a read are not ordered by the writes between them.
@@ -666,8 +759,7 @@ impl History {
                     // write inside it that conflicts (every one is a read
                     // or a count change).
                     let since = events[..k].iter().rev().take_while(|&&i| last_write.is_none_or(|w| i > w));
-                    if let Some(&latest) =
-                        since.into_iter().find(|&&i| access.conflicts(self.access_on(i as usize, key)))
+                    if let Some(&latest) = since.into_iter().find(|&&i| self.access_on(i as usize, key).orders(access))
                     {
                         out.push(latest);
                     }
@@ -767,7 +859,7 @@ mod tests {
         // A question after the end depends on it, though a join-free
         // write on the object (an unpark) came in between.
         h.push(&step(3, 0, Op::Unpark, Some(0), None));
-        let fp = Footprint { op: Op::IsFinished, object: Some(ObjectId::from_index(0)), second: None };
+        let fp = Footprint { op: Op::IsFinished, object: Some(ObjectId::from_index(0)), second: None, seq_cst: false };
         let mut preds = Vec::new();
         h.predecessors(fp, None, &mut preds);
         assert!(preds.contains(&(last as u32)), "{preds:?}");
@@ -837,12 +929,39 @@ mod tests {
         let mine = h.push(&step(2, 0, Op::Store, Some(0), None));
         let racing = h.push(&step(3, 1, Op::Load, Some(0), None));
         let before = h.clock_now(ActorId::MAIN).to_vec();
-        let fp = Footprint { op: Op::Store, object: Some(ObjectId::from_index(0)), second: None };
+        let fp = Footprint { op: Op::Store, object: Some(ObjectId::from_index(0)), second: None, seq_cst: false };
         let mut out = Vec::new();
         h.concurrent_dependents(fp, &before, h.events.len(), None, |_| true, &mut out);
         // `old` happens before `mine`, which is main's own: neither races.
         assert_eq!(out, vec![racing]);
         assert!(h.happens_before(old, h.clock_of(mine)));
+    }
+
+    #[test]
+    fn weak_loads_are_ordered_by_no_store_and_race_with_the_stores_after_them() {
+        let mut h = History::default();
+        h.push(&step(0, 0, Op::Spawn, None, Some(1)));
+        h.push(&step(1, 0, Op::Spawn, None, Some(2)));
+        let early = h.push(&step(2, 1, Op::WeakLoad, Some(0), None));
+        let store = h.push(&step(3, 2, Op::Store, Some(0), None));
+        let late = h.push(&step(4, 1, Op::WeakLoad, Some(0), None));
+        // No store orders a weak load, nor a weak load a store.
+        assert!(!h.happens_before(store, h.clock_of(late)));
+        assert!(!h.happens_before(early, h.clock_of(store)));
+        // A store races with every weak load before it that it does not
+        // come after, of each actor, at its floor or not...
+        let fp = |op| Footprint { op, object: Some(ObjectId::from_index(0)), second: None, seq_cst: false };
+        let before = h.clock_now(ActorId::from_index(2)).to_vec();
+        let mut out = Vec::new();
+        h.concurrent_dependents(fp(Op::Store), &before, h.events.len(), Some(store), |_| true, &mut out);
+        assert_eq!(out, vec![late, early]);
+        // ...and a weak load with nothing before it.
+        let before = h.clock_now(ActorId::from_index(1)).to_vec();
+        h.concurrent_dependents(fp(Op::WeakLoad), &before, h.events.len(), None, |_| true, &mut out);
+        assert_eq!(out, Vec::<usize>::new());
+        // A strong load still comes after the store.
+        let strong = h.push(&step(5, 1, Op::Load, Some(0), None));
+        assert!(h.happens_before(store, h.clock_of(strong)));
     }
 
     #[test]

@@ -233,7 +233,7 @@ impl Strategy for Icb {
         Ok(ActorId::from_index(choice as usize))
     }
 
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         if let Some(choice) = self.replaying() {
             if choice as usize >= point.alternatives {
                 return Err(ChoiceError::Nondeterminism {

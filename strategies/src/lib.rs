@@ -11,6 +11,7 @@ mod dpor;
 mod hapset;
 mod hb;
 mod icb;
+mod labels;
 mod pct;
 mod pool;
 mod portfolio;
@@ -19,6 +20,7 @@ mod random;
 mod rng;
 mod round_robin;
 mod shard;
+mod sleep;
 mod table;
 
 pub use cb_por::CbPor;

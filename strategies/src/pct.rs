@@ -125,7 +125,7 @@ impl Strategy for Pct {
         Ok(chosen)
     }
 
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         self.longest = self.longest.max(point.step + 1);
         Ok(self.rng.below(point.alternatives))
     }

@@ -269,7 +269,7 @@ impl Strategy for Portfolio {
         self.part_mut().choose_actor(point)
     }
 
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         self.part_mut().choose_value(point)
     }
 
@@ -296,6 +296,13 @@ impl Strategy for Portfolio {
         let part = self.part_mut();
         if part.observes_steps() {
             part.on_end(object);
+        }
+    }
+
+    fn on_read(&mut self, source: u32) {
+        let part = self.part_mut();
+        if part.observes_steps() {
+            part.on_read(source);
         }
     }
 

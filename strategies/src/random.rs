@@ -38,7 +38,7 @@ impl Strategy for Random {
         Ok(point.enabled[self.rng.below(point.enabled.len())])
     }
 
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         Ok(self.rng.below(point.alternatives))
     }
 

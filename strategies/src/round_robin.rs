@@ -35,7 +35,7 @@ impl Strategy for RoundRobin {
         Ok(*next)
     }
 
-    fn choose_value(&mut self, _point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, _point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         Ok(0)
     }
 

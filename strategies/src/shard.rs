@@ -195,7 +195,7 @@ impl<S: Strategy> Strategy for Sharded<S> {
         }
     }
 
-    fn choose_value(&mut self, point: &ChoicePoint) -> Result<usize, ChoiceError> {
+    fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         let value = self.inner.choose_value(point)?;
         match self.split.take(value as u32, point.alternatives) {
             true => Err(ChoiceError::Redundant),
@@ -231,6 +231,10 @@ impl<S: Strategy> Strategy for Sharded<S> {
 
     fn on_end(&mut self, object: ObjectId) {
         self.inner.on_end(object);
+    }
+
+    fn on_read(&mut self, source: u32) {
+        self.inner.on_read(source);
     }
 
     fn exhausted(&self) -> bool {

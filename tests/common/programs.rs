@@ -194,6 +194,41 @@ impl Program {
         Program { threads, atomics: 2, locks: 0, cells: 0, channels: 0, rwlocks: 0, rendezvous: 0, orders }
     }
 
+    /// A program of at most 8 instructions mixing every kind of atomic
+    /// access (loads, stores, read-modify-writes, compare-exchanges and
+    /// fences, each with its own ordering) with a lock and, half the time,
+    /// a cell: the weak loads that commute with the stores before them
+    /// ([`samaritan::Op::WeakLoad`]), the `SeqCst` accesses and fences that
+    /// do not, and the synchronization that orders them.
+    pub(crate) fn generate_mixed(g: &mut Gen) -> Program {
+        loop {
+            let threads = 2 + g.below(2);
+            let cells = g.below(2);
+            let max_len = if threads == 3 { 3 } else { 4 };
+            let threads = (0..threads)
+                .map(|_| {
+                    (0..1 + g.below(max_len))
+                        .map(|_| match g.below(if cells > 0 { 22 } else { 20 }) {
+                            0..=6 => Ins::Load(g.below(2)),
+                            7..=11 => Ins::Store(g.below(2), 1 + g.below(2) as u32),
+                            12 | 13 => Ins::FetchAdd(g.below(2), 1),
+                            14 | 15 => Ins::Cas(g.below(2)),
+                            16 | 17 => Ins::Fence,
+                            18 | 19 => Ins::Locked(0),
+                            _ => Ins::Cell(0),
+                        })
+                        .collect()
+                })
+                .collect();
+            let orders = Orders::Mixed(g.next());
+            let program =
+                Program { threads, atomics: 2, locks: 1, cells, channels: 0, rwlocks: 0, rendezvous: 0, orders };
+            if program.threads.iter().map(Vec::len).sum::<usize>() <= 8 {
+                return program;
+            }
+        }
+    }
+
     /// A program of at most 5 instructions that also signals and waits on
     /// condition variables, sleeps and uses channels.
     pub(crate) fn generate_blocking(g: &mut Gen) -> Program {

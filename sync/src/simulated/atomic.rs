@@ -41,14 +41,21 @@ impl Site {
     }
 
     /// Announces an access to an atomic of `P` whose value is now
-    /// `current`, if inside an execution; returns the object when the
-    /// access must then go through the memory model. On the atomic's first
+    /// `current`, if inside an execution, as the operation `op` says for
+    /// its object; returns the object when the access must then go
+    /// through the memory model. On the atomic's first
     /// access in an execution, an atomic in a `static` is kept from
     /// carrying this execution's value into the next: `restore` puts
     /// `current` back once the execution has ended.
     #[inline]
     #[track_caller]
-    fn access<P: Bits>(&self, op: Op, current: impl FnOnce() -> u64, restore: fn(usize, u64)) -> Option<ObjectId> {
+    fn access<P: Bits>(
+        &self,
+        op: impl FnOnce(ObjectId) -> Op,
+        seq_cst: bool,
+        current: impl FnOnce() -> u64,
+        restore: fn(usize, u64),
+    ) -> Option<ObjectId> {
         if !rt::active() {
             return None;
         }
@@ -58,7 +65,7 @@ impl Site {
             let (address, initial) = (self.address, current());
             rt::keep_static(address, object, || Ok(Box::new(move || restore(address, initial))));
         }
-        rt::step(op, Some(object), Location::caller());
+        rt::atomic_step(op(object), object, seq_cst, Location::caller());
         rt::weak_memory().then_some(object)
     }
 
@@ -208,7 +215,22 @@ macro_rules! accesses {
         /// Announces an access (see [`Site::access`]).
         #[inline]
         #[track_caller]
-        fn access(&self, op: Op) -> Option<ObjectId> {
+        fn access(&self, op: Op, orders: &[Ordering]) -> Option<ObjectId> {
+            self.announce(|_| op, orders.contains(&Ordering::SeqCst))
+        }
+
+        /// Announces a load with `order`: a weak one when the memory model
+        /// lets it read any readable store ([`rt::load_op`]).
+        #[inline]
+        #[track_caller]
+        fn load_access(&self, order: Ordering) -> Option<ObjectId> {
+            self.announce(|object| rt::load_op(object, order), order == Ordering::SeqCst)
+        }
+
+        /// Announces the access `op` says for the atomic's object.
+        #[inline]
+        #[track_caller]
+        fn announce(&self, op: impl FnOnce(ObjectId) -> Op, seq_cst: bool) -> Option<ObjectId> {
             let restore = |address: usize, bits: u64| {
                 // SAFETY: `address` is an atomic of this type in the
                 // program's statics (only those are put back), which lives
@@ -216,7 +238,7 @@ macro_rules! accesses {
                 let atomic = unsafe { &*(address as *const Self) };
                 atomic.inner.store(Bits::from_bits(bits), Ordering::SeqCst);
             };
-            Site::of(self).access::<$prim>(op, || self.inner.load(Ordering::SeqCst).to_bits(), restore)
+            Site::of(self).access::<$prim>(op, seq_cst, || self.inner.load(Ordering::SeqCst).to_bits(), restore)
         }
 
         /// Loads the value.
@@ -225,7 +247,7 @@ macro_rules! accesses {
             check_load(order);
             // The value is read after the step: another actor may store
             // before this one is scheduled.
-            let object = self.access(Op::Load);
+            let object = self.load_access(order);
             let current = self.inner.load(Ordering::SeqCst);
             match object {
                 Some(o) => Bits::from_bits(rt::atomic_load(o, current.to_bits(), order, Location::caller())),
@@ -237,7 +259,7 @@ macro_rules! accesses {
         #[track_caller]
         pub fn store(&self, value: $prim, order: Ordering) {
             check_store(order);
-            match self.access(Op::Store) {
+            match self.access(Op::Store, &[order]) {
                 Some(o) => {
                     let current = self.inner.load(Ordering::SeqCst).to_bits();
                     let now = rt::atomic_store(o, current, value.to_bits(), order, Location::caller());
@@ -269,7 +291,7 @@ macro_rules! accesses {
         /// Stores a value, returning the previous one.
         #[track_caller]
         pub fn swap(&self, value: $prim, order: Ordering) -> $prim {
-            match self.access(Op::Rmw) {
+            match self.access(Op::Rmw, &[order]) {
                 Some(o) => match self.modify(o, order, Ordering::Relaxed, None, &mut |_| Some(value)) {
                     Ok(v) | Err(v) => v,
                 },
@@ -287,7 +309,7 @@ macro_rules! accesses {
             failure: Ordering,
         ) -> Result<$prim, $prim> {
             check_failure(failure);
-            match self.access(Op::CompareExchange) {
+            match self.access(Op::CompareExchange, &[success, failure]) {
                 Some(o) => {
                     let stale = |bits: u64| <$prim as Bits>::from_bits(bits) != current;
                     self.modify(o, success, failure, Some(&stale), &mut |v| (v == current).then_some(new))
@@ -307,7 +329,7 @@ macro_rules! accesses {
             failure: Ordering,
         ) -> Result<$prim, $prim> {
             check_failure(failure);
-            match self.access(Op::CompareExchange) {
+            match self.access(Op::CompareExchange, &[success, failure]) {
                 Some(o) => {
                     let stale = |bits: u64| <$prim as Bits>::from_bits(bits) != current;
                     let mut f = |v: $prim| {
@@ -335,7 +357,7 @@ macro_rules! accesses {
             F: FnMut($prim) -> Option<$prim>,
         {
             check_failure(fetch);
-            match self.access(Op::Rmw) {
+            match self.access(Op::Rmw, &[set, fetch]) {
                 Some(o) => self.modify(o, set, load_part(fetch), None, &mut f),
                 None => self.inner.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |v| f(v)),
             }
@@ -404,7 +426,7 @@ macro_rules! rmw {
                 /// Read-modify-write, returning the previous value.
                 #[track_caller]
                 pub fn $method(&self, value: $prim, order: Ordering) -> $prim {
-                    match self.access(Op::Rmw) {
+                    match self.access(Op::Rmw, &[order]) {
                         Some(o) => {
                             // std's own arithmetic, on a scratch atomic.
                             let mut apply = |v: $prim| {
