@@ -447,7 +447,11 @@ impl Builder {
         self
     }
 
-    /// Sets the preemption bound of iterative context bounding.
+    /// Sets the preemption bound of iterative context bounding (and of
+    /// `cb-por` and the default portfolio's systematic part). A spurious
+    /// wake-up or a spurious compare-exchange failure, when they are
+    /// explored ([`Builder::spurious_failures`]), counts as a preemption:
+    /// the platform's doing, not the program's.
     pub fn preemption_bound(mut self, preemptions: u32) -> Builder {
         self.preemption_bound = preemptions;
         self

@@ -360,6 +360,54 @@ mod sim {
     }
 
     #[test]
+    fn a_spurious_wake_up_costs_a_preemption_in_a_bounded_search() {
+        // wait_may_wake_spuriously's `if` for `while`, under the searches
+        // that bound preemptions: a spurious wake-up is the platform's
+        // doing, as a preemption is, and costs one.
+        let body = || {
+            let pair = Arc::new((Mutex::new(false), Condvar::new()));
+            let theirs = pair.clone();
+            let t = thread::spawn(move || {
+                let (m, cv) = &*theirs;
+                *m.lock().unwrap() = true;
+                cv.notify_one();
+            });
+            let (m, cv) = &*pair;
+            let mut ready = m.lock().unwrap();
+            if !*ready {
+                ready = cv.wait(ready).unwrap();
+            }
+            assert!(*ready, "woke without a notification");
+            drop(ready);
+            t.join().unwrap();
+        };
+        // Executions at bound 0, and to the bug at bound 1.
+        for (strategy, passed, found) in
+            [(samaritan::SearchStrategy::Icb, 1, 3), (samaritan::SearchStrategy::CbPor, 1, 2)]
+        {
+            let at = |bound| Builder::new().strategy(strategy).preemption_bound(bound).explore(body).unwrap();
+            // At bound 0 no wait wakes spuriously (main waits first and t1
+            // notifies it), and the pass says what its bound counts.
+            let none = at(0);
+            assert_eq!((&none.outcome, none.executions, none.completed_bound), (&Outcome::Pass, passed, Some(0)));
+            assert!(
+                none.to_string().contains(
+                    "every execution with <= 0 preemptions (a spurious wake-up or failure counting as one) explored"
+                ),
+                "{none}"
+            );
+            // At bound 1 main's wait wakes without t1's notification.
+            let one = at(1);
+            let Outcome::Panic { message, .. } = &one.outcome else { panic!("{one}") };
+            assert_eq!(
+                (message.as_str(), one.executions),
+                ("woke without a notification", found),
+                "{strategy:?}: {one}"
+            );
+        }
+    }
+
+    #[test]
     fn notify_one_instead_of_notify_all_strands_a_waiter() {
         let report = dfs(|| {
             let pair = Arc::new((Mutex::new(false), Condvar::new()));

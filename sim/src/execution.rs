@@ -126,6 +126,8 @@ pub(crate) struct Execution {
     /// Whether the strategy found the rest of this execution redundant
     /// ([`ChoiceError::Redundant`]).
     pub(crate) pruned: bool,
+    /// Whether a fault choice was offered ([`rt::choose_fault`](crate::rt::choose_fault)).
+    pub(crate) faults: bool,
     /// While the rest of a redundant execution runs: the step at which it
     /// is cut off instead ([`Execution::coast`]).
     coast_until: Option<u64>,
@@ -188,6 +190,7 @@ impl Execution {
             progress,
             leaked: 0,
             pruned: false,
+            faults: false,
             coast_until: None,
             states: HashSet::new(),
             last_location: None,
@@ -225,6 +228,7 @@ impl Execution {
         self.next_timer = u64::MAX;
         self.leaked = 0;
         self.pruned = false;
+        self.faults = false;
         self.coast_until = None;
         self.race.reset();
         self.memory.reset();
@@ -604,15 +608,17 @@ impl Execution {
         alternatives: usize,
         location: &'static std::panic::Location<'static>,
         sources: Option<&[u32]>,
+        fault: bool,
     ) -> Option<usize> {
         if self.outcome.is_some() || alternatives < 2 {
             return Some(0);
         }
+        self.faults |= fault;
         let actor = self.current.expect("a data choice is made by a running actor");
         let value = if self.coast_until.is_some() {
             0
         } else {
-            let point = ChoicePoint { step: self.steps, actor, alternatives, location, sources };
+            let point = ChoicePoint { step: self.steps, actor, alternatives, location, sources, fault };
             // SAFETY: as in `decide`.
             match unsafe { (*self.strategy).choose_value(&point) } {
                 Ok(value) if value < alternatives => value,

@@ -139,6 +139,7 @@ fn merge(reports: Vec<Report>) -> Report {
     let bounded = reports.iter().any(|r| r.bounded);
     let completed_bound = reports.iter().map(|r| r.completed_bound).min().flatten();
     let longest = reports.iter().map(|r| r.longest).max().unwrap_or(0);
+    let faults = reports.iter().any(|r| r.faults);
     let stopped = reports.iter().find_map(|r| r.stopped);
     let states = reports.iter().filter_map(|r| r.states).max();
     let hapset_pairs = reports.iter().filter_map(|r| r.hapset_pairs).max();
@@ -152,6 +153,7 @@ fn merge(reports: Vec<Report>) -> Report {
         bounded,
         completed_bound,
         longest,
+        faults,
         stopped,
         states,
         hapset_pairs,

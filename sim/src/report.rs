@@ -71,6 +71,10 @@ pub struct Report {
     pub randomized: u64,
     /// The budget that stopped the search before its end, if one did.
     pub stopped: Option<Budget>,
+    /// Whether some execution could take a fault the platform injects (a
+    /// spurious wake-up or failure: `rt::choose_fault`), which a
+    /// preemption bound counts as a preemption; a bounded pass says so.
+    pub faults: bool,
     /// The most steps one execution took. 0 means that the test made no
     /// visible operation at all (the main thread took no step, and a spawn
     /// is one), so that nothing was explored: see
@@ -151,6 +155,7 @@ impl Report {
             randomized: 0,
             stopped: None,
             longest: 0,
+            faults: false,
             replayed: false,
             shard: None,
             elsewhere: 0,
@@ -246,13 +251,15 @@ impl fmt::Display for Report {
                 Some(budget) => format!("{budget} stopped the search"),
                 None => "search stopped".to_string(),
             };
+            // A spurious wake-up or failure counts as a preemption.
+            let faults = if self.faults { " (a spurious wake-up or failure counting as one)" } else { "" };
             let how = match (self.exhausted, self.bounded, self.completed_bound) {
                 (true, true, Some(c)) => {
-                    format!("every execution with <= {c} {} explored", plural(c as usize, "preemption"))
+                    format!("every execution with <= {c} {}{faults} explored", plural(c as usize, "preemption"))
                 }
                 (true, _, _) => "every execution explored".to_string(),
                 (false, _, Some(c)) => format!(
-                    "{stop} before the space was exhausted; every execution with <= {c} {} explored",
+                    "{stop} before the space was exhausted; every execution with <= {c} {}{faults} explored",
                     plural(c as usize, "preemption")
                 ),
                 (false, _, None) => format!("{stop} before the space was exhausted"),

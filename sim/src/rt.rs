@@ -243,7 +243,18 @@ pub fn choose(alternatives: usize) -> usize {
 /// [`choose`], made at `location` (for a primitive whose caller's location
 /// was taken earlier).
 pub fn choose_at(alternatives: usize, location: &'static Location<'static>) -> usize {
-    with_exec(|cell| cell.borrow_mut().choose_value(None, alternatives, location, None)).flatten().unwrap_or(0)
+    with_exec(|cell| cell.borrow_mut().choose_value(None, alternatives, location, None, false)).flatten().unwrap_or(0)
+}
+
+/// Whether a fault the platform may inject happens at `location`: a
+/// spurious wake-up or a spurious failure (only asked when spurious
+/// failures are on). An explored data choice, `true` its second value,
+/// which a search that bounds preemptions counts as one
+/// ([`ChoicePoint::fault`](crate::ChoicePoint::fault)): like a
+/// preemption, it is the environment's doing, and a bug that needs a
+/// few of them is found at a small bound.
+pub fn choose_fault(location: &'static Location<'static>) -> bool {
+    with_exec(|cell| cell.borrow_mut().choose_value(None, 2, location, None, true)).flatten() == Some(1)
 }
 
 /// Spawns an actor running `body` on a stack of at least `stack_size`
@@ -973,7 +984,9 @@ pub fn atomic_fence(order: Ordering) {
 /// [`choose_at`], as a step on `object` (a load's choice of store shows
 /// the atomic in the trace).
 fn choose_on(object: ObjectId, alternatives: usize, location: &'static Location<'static>) -> usize {
-    with_exec(|cell| cell.borrow_mut().choose_value(Some(object), alternatives, location, None)).flatten().unwrap_or(0)
+    with_exec(|cell| cell.borrow_mut().choose_value(Some(object), alternatives, location, None, false))
+        .flatten()
+        .unwrap_or(0)
 }
 
 /// A load's choice among the `count` newest stores of `object` (0 = the
@@ -984,7 +997,7 @@ fn choose_store(object: ObjectId, count: usize, location: &'static Location<'sta
         let mut e = cell.borrow_mut();
         let mut sources = std::mem::take(&mut e.memory.sources_scratch);
         e.memory.sources(object.index(), count, &mut sources);
-        let k = e.choose_value(Some(object), count, location, Some(&sources));
+        let k = e.choose_value(Some(object), count, location, Some(&sources), false);
         e.memory.sources_scratch = sources;
         k
     })

@@ -342,6 +342,7 @@ fn explore_here(
         }
         report.pruned += u64::from(exec.pruned);
         report.longest = report.longest.max(exec.steps);
+        report.faults |= exec.faults;
         progress.executions.store(report.executions, Ordering::Relaxed);
         // In batches: the workers of a parallel search share the counter,
         // and an add of theirs per execution would fight over it.

@@ -114,6 +114,11 @@ pub struct ChoicePoint<'a> {
     /// [`Op::WeakLoad`]: crate::Op::WeakLoad
     /// [`Op::Load`]: crate::Op::Load
     pub sources: Option<&'a [u32]>,
+    /// Whether the choice is a fault the platform may inject
+    /// ([`rt::choose_fault`](crate::rt::choose_fault): a spurious wake-up
+    /// or failure), value 1 the fault: a search that bounds preemptions
+    /// counts taking it as one.
+    pub fault: bool,
 }
 
 /// A step just taken, as shown to a strategy that observes steps.

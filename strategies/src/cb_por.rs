@@ -14,6 +14,10 @@
 //!   within the bound. Only `Mark` adds states to `H`: at the end of an
 //!   execution (a terminal state) it adds the state, then each prefix all
 //!   of whose bounded successors are in `H`, recursively (lines 15-22).
+//! - A fault the platform injects (a spurious wake-up or failure,
+//!   [`ChoicePoint::fault`]) costs a preemption, as in `icb.rs`: in the
+//!   running execution's count, in an alternative's, and in `CB` (a cost
+//!   of the step itself, whatever the order).
 //! - The guard of line 9 counts the preemptions of the running execution
 //!   itself, not `CB(s, t)`. Since `CB(s, t)` is the least count of any
 //!   execution ending with the same step, every execution this search
@@ -512,8 +516,10 @@ impl CbPor {
                 let back = self.back(f, child[f]);
                 let last = &self.history.events[self.event_of(f, back)];
                 let free = f == t || last.op.is_yield() || self.enabled_at(&child, f) != Some(true);
+                // A fault taken costs a preemption whatever the order.
+                let cost = self.choices.cost(self.event_of(f, back), last.value);
                 child[f] = back;
-                stack.last_mut().expect("still there").add = u32::from(!free);
+                stack.last_mut().expect("still there").add = u32::from(!free) + cost;
                 match self.cb_frame(child, f) {
                     Ok(frame) => stack.push(frame),
                     Err(done) => returned = Some(done),
@@ -994,11 +1000,12 @@ impl Strategy for CbPor {
         let alts = (0..point.alternatives as u32)
             .map(|v| {
                 let value = self.choices.of(self.depth, v);
+                let spent = self.preemptions + self.choices.cost(self.depth, v);
                 let next = match load {
                     Some(i) => Next::Known(Some(self.hash ^ self.load_hash(i, value))),
                     None => Next::Unknown { actor: actor as u32, fp, value },
                 };
-                Alt { id: v, next, spent: self.preemptions }
+                Alt { id: v, next, spent }
             })
             .collect();
         match self.push_node(true, alts, None) {
@@ -1032,7 +1039,8 @@ impl Strategy for CbPor {
             key: 0,
             spent: self.preemptions,
         });
-        self.preemptions += u32::from(step.preempt);
+        // A fault the platform injects costs a preemption (`icb.rs`).
+        self.preemptions += u32::from(step.preempt) + self.choices.cost(self.depth, step.value);
         self.yielded |= step.pending.op.is_yield();
         let i = self.history.push(step);
         let e = &self.history.events[i];

@@ -4,7 +4,11 @@
 //!
 //! A *preemption* is a switch away from an actor that could have gone on
 //! ([`SchedulePoint::preempts`]); a switch after it blocked, finished or
-//! yielded is free, and so is one the fair scheduler forces.
+//! yielded is free, and so is one the fair scheduler forces. A fault the
+//! platform injects (a spurious wake-up or failure:
+//! [`ChoicePoint::fault`]) costs one too: like a preemption it is the
+//! environment's choice, not the program's, and a bug that needs one
+//! shows at bound 1.
 //!
 //! The paper's two work queues hold states; a stateless checker holds the
 //! schedule prefix that leads to each state instead, and replays it. A
@@ -246,7 +250,22 @@ impl Strategy for Icb {
             self.path.push(choice);
             return Ok(choice as usize);
         }
-        values(point, &mut self.options);
+        let fresh = self.frames.is_new();
+        if point.fault {
+            // No fault costs nothing; the fault is explored at the next
+            // bound, as a preemption is.
+            self.options.clear();
+            self.options.push(0);
+            if fresh {
+                if self.bound < self.max_bound {
+                    self.created.push((self.path.len() as u32, 1));
+                } else {
+                    self.beyond = true;
+                }
+            }
+        } else {
+            values(point, &mut self.options);
+        }
         let choice = self.frames.decide(&self.options, value_signature(point))?;
         self.path.push(choice);
         Ok(choice as usize)

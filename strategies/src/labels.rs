@@ -45,6 +45,8 @@ struct Choice {
     alternatives: u32,
     /// Per alternative, its label; `None` when the index is the label.
     stores: Option<Vec<u64>>,
+    /// Whether it is a fault the platform injects ([`ChoicePoint::fault`]).
+    fault: bool,
 }
 
 impl Labels {
@@ -77,13 +79,19 @@ impl Labels {
     /// holds every step before).
     pub(crate) fn record(&mut self, step: usize, point: &ChoicePoint<'_>, history: &History) {
         let stores = point.sources.map(|sources| sources.iter().map(|&s| store_label(s, history)).collect());
-        self.choices.insert(step, Choice { alternatives: point.alternatives as u32, stores });
+        self.choices.insert(step, Choice { alternatives: point.alternatives as u32, stores, fault: point.fault });
     }
 
     /// How many values the choice at step `step` had (1 for a step that
     /// was no choice).
     pub(crate) fn alternatives(&self, step: usize) -> u32 {
         self.choices.get(&step).map_or(1, |c| c.alternatives.max(1))
+    }
+
+    /// The preemptions value `value` of the choice at step `step` costs: 1
+    /// for a fault taken ([`ChoicePoint::fault`]), else 0.
+    pub(crate) fn cost(&self, step: usize, value: u32) -> u32 {
+        u32::from(value > 0 && self.choices.get(&step).is_some_and(|c| c.fault))
     }
 
     /// The label of value `value` of the choice at step `step`.

@@ -213,7 +213,7 @@ pub fn park() {
         rt::released(object);
     }
     let location = Location::caller();
-    let spurious = rt::spurious_failures() && !sim.spurious.load(Ordering::Relaxed) && rt::choose(2) == 1;
+    let spurious = rt::spurious_failures() && !sim.spurious.load(Ordering::Relaxed) && rt::choose_fault(location);
     sim.spurious.store(spurious, Ordering::Relaxed);
     if spurious {
         // Always enabled: scheduled before an unpark, it wakes without one.

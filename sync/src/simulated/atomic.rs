@@ -79,7 +79,7 @@ impl Site {
             return false;
         }
         let (object, _) = rt::object_at(self.address, "Atomic");
-        let fails = matches && rt::spurious_failures() && !rt::flag(object) && rt::choose(2) == 1;
+        let fails = matches && rt::spurious_failures() && !rt::flag(object) && rt::choose_fault(Location::caller());
         rt::set_flag(object, fails);
         fails
     }

@@ -155,7 +155,7 @@ impl Condvar {
         }
         let me = rt::current();
         let last = self.spurious.lock().unwrap_or_else(PoisonError::into_inner).contains(&me);
-        let wakes = !last && rt::choose_at(2, location) == 1;
+        let wakes = !last && rt::choose_fault(location);
         let mut spurious = self.spurious.lock().unwrap_or_else(PoisonError::into_inner);
         if wakes {
             spurious.push(me);

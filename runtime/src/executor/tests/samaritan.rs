@@ -15,12 +15,16 @@
 //! Acquire load may read an older store, an explored choice. That raised
 //! the counts again from 6806, 29880, 891, 15, 143, 232 and 2663 (36 is
 //! unchanged: its path has no load that could read an older store).
+//!
+//! Since issue #25 a spurious wake-up costs a preemption, as a preemption
+//! does (it is the platform's choice, not the program's): the counts fell
+//! from 8980, 38396, 1854, 36, 357, 435 and 60079.
 
 use super::{assert_passed, check, check_bounded, explore, models, PREEMPTIONS};
 
 #[test]
 fn a_spawn_racing_a_parking_worker_is_never_lost() {
-    check(8980, models::notify_racing_park);
+    check(1325, models::notify_racing_park);
 }
 
 /// One preemption: three threads made 176050 executions at two (about
@@ -28,17 +32,17 @@ fn a_spawn_racing_a_parking_worker_is_never_lost() {
 /// explored, which multiplied the count at one preemption by 19.
 #[test]
 fn two_workers_poll_each_task_exactly_once() {
-    check_bounded(1, 38396, models::two_workers_run_each_task_once);
+    check_bounded(1, 2502, models::two_workers_run_each_task_once);
 }
 
 #[test]
 fn a_wake_racing_the_poll_polls_the_task_again_once() {
-    check(1854, models::wake_racing_poll);
+    check(517, models::wake_racing_poll);
 }
 
 #[test]
 fn a_wake_racing_completion_queues_nothing() {
-    check(36, models::wake_racing_completion);
+    check(35, models::wake_racing_completion);
 }
 
 #[test]
@@ -47,7 +51,7 @@ fn an_abort_racing_completion_cancels_or_completes() {
     let report = explore(PREEMPTIONS, models::abort_racing_completion);
     let seen: Vec<_> = models::ABORT_OUTCOMES.lock().unwrap().iter().copied().collect();
     assert_eq!(seen, ["cancelled", "completed"], "{report}");
-    assert_passed(&report, PREEMPTIONS, 357);
+    assert_passed(&report, PREEMPTIONS, 231);
 }
 
 /// Dropping the handle takes the slot's lock (it drops a stored output at
@@ -59,10 +63,10 @@ fn a_join_handle_dropped_racing_completion_drops_the_output_once() {
 
 #[test]
 fn a_spawn_racing_shutdown_is_cancelled_once() {
-    check(435, models::spawn_racing_shutdown);
+    check(392, models::spawn_racing_shutdown);
 }
 
 #[test]
 fn shutdown_racing_a_poll_leaves_the_task_to_its_runner() {
-    check(60079, models::shutdown_racing_a_poll);
+    check(18203, models::shutdown_racing_a_poll);
 }
