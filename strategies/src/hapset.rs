@@ -97,9 +97,11 @@ struct Key {
 }
 
 impl Key {
+    /// The statement at `location` doing `op`, as its file reads back (a
+    /// weak load is a load there: `Op::shown`).
     fn at(location: &'static Location<'static>, op: Op) -> Key {
         let site = Site { file: Cow::Borrowed(location.file()), line: location.line(), column: location.column() };
-        Key { site, op }
+        Key { site, op: op.shown() }
     }
 
     fn of(event: &Event) -> Key {
