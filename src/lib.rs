@@ -135,6 +135,7 @@
 #[doc(hidden)]
 #[path = "test_attr.rs"]
 pub mod __private;
+pub mod alloc;
 #[cfg(feature = "sim")]
 mod check;
 pub mod coverage;

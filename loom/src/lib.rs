@@ -71,6 +71,7 @@
 //! | `future::{block_on, AtomicWaker}` | samaritan's executor; `AtomicWaker` on a samaritan `Mutex` |
 //! | `hint::{spin_loop, unreachable_unchecked}` | a yielding step; a panic (as loom) |
 //! | `alloc::{alloc, alloc_zeroed, dealloc, Layout, Track}` | std's allocator; no leak tracking |
+//! | the global allocator | under `sim`, samaritan's `alloc::NoReuse` (default feature `allocator`): memory freed during an execution is reused only after it ends, so a pointer compare-exchange never meets a reused address (loom leaves that to the system allocator; samaritan would see the same schedule behave two ways and report nondeterminism). A binary with its own `#[global_allocator]` sets `default-features = false` |
 //! | `explore`, `stop_exploring`, `skip_branch` | no-ops: every branch is explored |
 //! | `cell::Cell` | on the race-checked cell, as loom's |
 //! | `MAX_THREADS` | 5, as loom's; samaritan itself has no such limit |
@@ -86,6 +87,12 @@ pub mod sync;
 pub mod thread;
 
 pub use extra::{alloc, future, hint, lazy_static};
+
+// No address freed during an execution comes back in it (see the table
+// above and `samaritan::alloc`).
+#[cfg(all(feature = "sim", feature = "allocator"))]
+#[global_allocator]
+static ALLOCATOR: samaritan::alloc::NoReuse = samaritan::alloc::NoReuse;
 
 /// loom's limit on threads per execution, for code that reads it;
 /// samaritan has no such limit, and [`model::Builder::max_threads`] is

@@ -18,6 +18,7 @@
 //!   ([`TOKEN_VERSION`]).
 
 mod actor;
+mod alloc;
 mod arena;
 mod config;
 mod execution;
@@ -51,6 +52,7 @@ mod worker;
 
 pub mod rt;
 
+pub use alloc::{NoReuse, HELD_CAP};
 pub use config::{Body, Config, MemoryModel, MAX_STEPS};
 pub use explore::{explore, replay, replay_against};
 pub use op::{Access, ActorId, Footprint, ObjectId, Op};

@@ -12,6 +12,7 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
 
 use crate::actor::{Actor, Co, Resume, Status, Suspend};
+use crate::alloc;
 use crate::execution::{Execution, Next};
 use crate::op::ActorId;
 use crate::outcome::Outcome;
@@ -255,6 +256,7 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
         fn drop(&mut self) {
             EXEC.with(|c| c.set(self.0));
             GENERATION.with(|g| g.set(self.1));
+            alloc::end();
         }
     }
     // The engine cannot run the test without a stack for its main thread.
@@ -264,6 +266,9 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
         panic!("cannot allocate the main thread's coroutine stack of {size} bytes: {err}")
     });
     let _restore = Restore(EXEC.with(|c| c.replace(cell)), GENERATION.with(|g| g.replace(generation)));
+    // What this thread frees from here on is held until `_restore` drops
+    // (the `alloc` module: no address comes back within an execution).
+    alloc::begin();
     panics::install_hook(panics::Engine { active, before_abort });
     // SAFETY: `body` outlives this function, and the main actor is run to
     // completion or torn down before it returns.
