@@ -554,7 +554,15 @@ impl Execution {
         if let Some(until) = self.coast_until {
             return (self.steps < until).then(|| self.coast_choice(current));
         }
-        let point = SchedulePoint { step: self.steps, current, enabled: &self.enabled, actors: &self.views, yielding };
+        let fairness = if self.config.fair { self.fairness.digest() } else { 0 };
+        let point = SchedulePoint {
+            step: self.steps,
+            current,
+            enabled: &self.enabled,
+            actors: &self.views,
+            yielding,
+            fairness,
+        };
         // SAFETY: the strategy outlives the execution (`explore` owns both)
         // and nothing else touches it while the execution runs.
         let choice = unsafe { (*self.strategy).choose_actor(&point) };

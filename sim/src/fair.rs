@@ -222,6 +222,36 @@ impl Fairness {
         row.iter().zip(&self.before).all(|(&p, &es)| p & es == 0)
     }
 
+    /// A digest of what decides the scheduler's filtering from here on:
+    /// `P` and, for each actor whose window is open, its window's sets
+    /// (`E`, `D`, `S`); 0 before the execution's first yield, when the
+    /// scheduler filters nothing and never will until one. Two scheduling
+    /// points with the same program state and digest let the same actors
+    /// run at every step after them.
+    pub(crate) fn digest(&self) -> u64 {
+        if !self.tracking {
+            return 0;
+        }
+        // FNV-1a over 64-bit words, then a final mix; never 0.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |word: Word| {
+            h = (h ^ word).wrapping_mul(0x0000_0100_0000_01b3);
+        };
+        if self.edges {
+            self.p.iter().for_each(|&w| eat(w));
+        }
+        for (i, &word) in self.windowed.iter().enumerate() {
+            eat(word);
+            for u in bits(word).map(|b| i * 64 + b) {
+                let row = u * self.words..u * self.words + self.words;
+                for set in [&self.e, &self.d, &self.s] {
+                    set[row.clone()].iter().for_each(|&w| eat(w));
+                }
+            }
+        }
+        (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) | 1
+    }
+
     /// Returns whether any priority edge exists.
     #[inline]
     pub(crate) fn has_edges(&self) -> bool {
@@ -269,6 +299,44 @@ mod tests {
             }
         }
         after.iter().copied().filter(|&a| f.allows(a)).collect()
+    }
+
+    #[test]
+    fn the_digest_tells_windows_and_priorities_apart() {
+        let mut f = Fairness::default();
+        (0..2).for_each(|i| f.add_actor(i));
+        assert_eq!(f.digest(), 0, "no yield yet: nothing to tell");
+        // Actor 0 yields twice while 1 waits: its second yield loses it
+        // priority to 1 (line 26), a different state from after its first.
+        // One scheduling point with both enabled, as the engine drives it;
+        // returns the digest there, after the previous step is settled.
+        let step = |f: &mut Fairness, t: usize, yielded: bool| {
+            if f.tracking() {
+                f.clear_enabled();
+                f.mark_enabled(0);
+                f.mark_enabled(1);
+                f.settle();
+            }
+            let digest = f.digest();
+            if f.tracking() || yielded {
+                f.scheduled(t, yielded);
+            }
+            digest
+        };
+        assert_eq!(step(&mut f, 0, true), 0);
+        let once = step(&mut f, 0, false);
+        assert_ne!(once, 0, "the first yield opened 0's window");
+        step(&mut f, 0, true);
+        let twice = step(&mut f, 0, false);
+        assert!(f.has_edges(), "0's second yield kept 1 waiting: 0 lost priority");
+        assert_ne!(twice, once);
+        // Scheduling 1 gives 0 its priority back: no edge, and 0's window
+        // now holds 1 as scheduled.
+        step(&mut f, 1, false);
+        let after = step(&mut f, 1, false);
+        assert!(!f.has_edges());
+        assert_ne!(after, twice);
+        assert_ne!(after, once);
     }
 
     #[test]

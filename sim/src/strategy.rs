@@ -76,6 +76,12 @@ pub struct SchedulePoint<'a> {
     /// Whether the last step of `current` was a yield ([`Op::is_yield`]):
     /// switching away from it then is not a preemption.
     pub yielding: bool,
+    /// A digest of the fair scheduler's state (its priority relation and
+    /// the windows of the actors that have yielded); 0 until an actor
+    /// yields, and always 0 without fairness. With the program's state it
+    /// decides which actors the scheduler lets run from here on, so a
+    /// strategy that caches what it explored from a state keys it too.
+    pub fairness: u64,
 }
 
 impl SchedulePoint<'_> {

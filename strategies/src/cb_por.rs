@@ -65,9 +65,11 @@
 //! changes the cost of one switch at most) is then redundant: iterative
 //! context bounding with state caching. It needs no `CB`, and catches the
 //! equivalent interleavings that `Mark` cannot, when the prefixes `Mark`
-//! would need are not known to be all done. Executions that yield are
-//! left out of it (the fair scheduler's choices depend on more than the
-//! state).
+//! would need are not known to be all done. After a yield the fair
+//! scheduler's choices depend on more than the program's state: a point
+//! is then keyed by its state and the scheduler's
+//! ([`SchedulePoint::fairness`]), and a successor, whose scheduler state
+//! is not known before it is reached, is looked up only when reached.
 //!
 //! Prefixes that no execution visited need "is this thread enabled here?"
 //! answered without running the program. A thread that does not exist yet
@@ -936,8 +938,10 @@ impl Strategy for CbPor {
             self.cut_short = true;
             return Err(ChoiceError::Redundant);
         }
+        // After a yield the fair scheduler's state decides, with the
+        // program's, who may run from here on: it is part of the key.
         let budget =
-            (!self.yielded).then(|| Budgeted { state: self.hash, key: switch_key(point), spent: self.preemptions });
+            Some(Budgeted { state: self.hash ^ point.fairness, key: switch_key(point), spent: self.preemptions });
         if self.blocked || budget.is_some_and(|b| self.covered(b.state, Some(b.key), b.spent)) {
             // Every continuation is explored already.
             self.cut_short = true;

@@ -77,6 +77,10 @@ pub(crate) enum Ins {
     /// `reg = rendezvous[c].recv_timeout(1ms)` (plus 10; 99 on time-out),
     /// the receiver taken under its own lock.
     RecvRendezvous(usize),
+    /// Spin until `atomic[a] >= k`, yielding after each load that saw
+    /// less; `reg` = the value that ended the wait plus 100 times the
+    /// loads that saw less (how long it spun is part of the outcome).
+    SpinUntil(usize, u32),
 }
 
 /// Cells the generated threads share; what orders their accesses is up to
@@ -266,6 +270,57 @@ impl Program {
         }
     }
 
+    /// A program of at most 7 instructions whose threads wait for each
+    /// other by spinning: thread `t` raises its flag (atomic `t`, by
+    /// fetch-add) and may spin, yielding, until the flag of an earlier
+    /// thread reaches a count that thread raises it to, beside loads,
+    /// stores and fetch-adds of one data atomic and critical sections. A
+    /// thread waits only on earlier ones, so every execution ends; the
+    /// fair scheduler makes each spin finite.
+    pub(crate) fn generate_spinning(g: &mut Gen) -> Program {
+        loop {
+            let threads = 2 + g.below(2);
+            let (data, locks) = (threads, 1);
+            let mut raised = vec![0u32; threads];
+            let body: Vec<Vec<Ins>> = (0..threads)
+                .map(|t| {
+                    (0..1 + g.below(3))
+                        .map(|_| match g.below(6) {
+                            0 => Ins::Load(data),
+                            1 => Ins::Store(data, 1 + g.below(2) as u32),
+                            2 => Ins::FetchAdd(data, 1),
+                            3 => Ins::Locked(g.below(locks)),
+                            4 => {
+                                raised[t] += 1;
+                                Ins::FetchAdd(t, 1)
+                            }
+                            _ => match (0..t).filter(|&j| raised[j] > 0).collect::<Vec<_>>() {
+                                earlier if earlier.is_empty() => Ins::Load(data),
+                                earlier => {
+                                    let j = earlier[g.below(earlier.len())];
+                                    Ins::SpinUntil(j, 1 + g.below(raised[j] as usize) as u32)
+                                }
+                            },
+                        })
+                        .collect()
+                })
+                .collect();
+            let spins = body.iter().flatten().any(|i| matches!(i, Ins::SpinUntil(..)));
+            if spins && body.iter().map(Vec::len).sum::<usize>() <= 7 {
+                return Program {
+                    threads: body,
+                    atomics: threads + 1,
+                    locks,
+                    cells: 0,
+                    channels: 0,
+                    rwlocks: 0,
+                    rendezvous: 0,
+                    orders: Orders::SeqCst,
+                };
+            }
+        }
+    }
+
     /// A program of at most 5 instructions over one reader-writer lock
     /// (reads, recursive reads, `try_read`, writes), one rendezvous
     /// channel (`try_send`, timed receives) and one atomic: the choices
@@ -348,6 +403,18 @@ impl Program {
                                 reg = u32::from(ok.is_ok());
                             }
                             Ins::Fence => fence(order(3)),
+                            Ins::SpinUntil(a, k) => {
+                                let mut spun = 0;
+                                loop {
+                                    let seen = atomics[a].load(order(0));
+                                    if seen >= k {
+                                        reg = seen + 100 * spun;
+                                        break;
+                                    }
+                                    spun += 1;
+                                    thread::yield_now();
+                                }
+                            }
                             Ins::Locked(l) => {
                                 let mut shared = locks[l].lock().unwrap();
                                 *shared = *shared * 3 + reg + 1;
