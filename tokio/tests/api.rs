@@ -185,6 +185,44 @@ async fn watch_notify_rwlock_and_semaphore() {
     assert_eq!(semaphore.available_permits(), 1);
 }
 
+/// `JoinError` is `Send + Sync` as tokio's is, so `?` takes a join into
+/// `Box<dyn Error + Send + Sync>` (or `anyhow::Error`).
+fn into_boxed(e: tokio::task::JoinError) -> Box<dyn std::error::Error + Send + Sync> {
+    e.into()
+}
+
+/// Waits for a task through `?`, as services write it.
+async fn joined() -> Result<u32, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(tokio::spawn(async { 7 }).await?)
+}
+
+#[tokio::test]
+async fn join_and_try_acquire_errors_have_tokios_signatures() {
+    assert_eq!(joined().await.unwrap(), 7);
+    let handle = tokio::spawn(std::future::pending::<()>());
+    handle.abort();
+    let err = handle.await.unwrap_err();
+    assert!(err.is_cancelled());
+    // tokio says "task <id> was cancelled"; samaritan has no task ids.
+    let message = into_boxed(err).to_string();
+    assert!(message.starts_with("task ") && message.ends_with(" was cancelled"), "{message}");
+
+    // `TryAcquireError` is exhaustive, as tokio's: two arms, no wildcard.
+    fn why(result: Result<tokio::sync::SemaphorePermit<'_>, tokio::sync::TryAcquireError>) -> &'static str {
+        match result {
+            Ok(_) => "acquired",
+            Err(tokio::sync::TryAcquireError::NoPermits) => "no permits",
+            Err(tokio::sync::TryAcquireError::Closed) => "closed",
+        }
+    }
+    let semaphore = Semaphore::new(0);
+    assert_eq!(why(semaphore.try_acquire()), "no permits");
+    semaphore.add_permits(1);
+    assert_eq!(why(semaphore.try_acquire()), "acquired");
+    semaphore.close();
+    assert_eq!(why(semaphore.try_acquire()), "closed");
+}
+
 #[tokio::test]
 async fn join_and_select_with_else_and_preconditions() {
     let (a, b) = tokio::join!(async { 1 }, async { 2 });

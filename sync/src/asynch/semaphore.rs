@@ -39,8 +39,10 @@ pub struct SemaphorePermit<'a> {
 pub struct AcquireError(pub(crate) ());
 
 /// Why [`Semaphore::try_acquire`] failed.
+///
+/// Exhaustive, as tokio's: a `match` on its two variants needs no
+/// wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum TryAcquireError {
     /// The semaphore was closed.
     Closed,

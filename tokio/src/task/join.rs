@@ -190,9 +190,17 @@ impl fmt::Debug for JoinError {
 
 impl std::error::Error for JoinError {}
 
+// SAFETY: `JoinError` is `Sync` as tokio's is (so `handle.await?` goes
+// into `Box<dyn Error + Send + Sync>` and `anyhow::Error`). The only
+// part that is not `Sync` is a panic's payload (`Box<dyn Any + Send>`),
+// which no method reaches through `&self` but to downcast it to `&str`
+// or `String` for `Display` and `Debug` (both `Sync`: what tokio's own
+// `SyncWrapper::downcast_ref_sync` allows); the payload itself leaves
+// only by value (`into_panic`, `try_into_panic`).
+unsafe impl Sync for JoinError {}
+
 impl From<JoinError> for std::io::Error {
     fn from(e: JoinError) -> Self {
-        // The payload of a panic is not `Sync`; its message is kept.
         std::io::Error::other(e.to_string())
     }
 }
