@@ -224,6 +224,27 @@ async fn join_and_try_acquire_errors_have_tokios_signatures() {
 }
 
 #[tokio::test]
+async fn a_receiver_reports_its_queue_and_capacity() {
+    let (tx, mut rx) = mpsc::channel::<u32>(2);
+    assert_eq!((rx.len(), rx.is_empty(), rx.capacity(), rx.max_capacity(), rx.is_closed()), (0, true, 2, 2, false));
+    tx.send(1).await.unwrap();
+    assert_eq!((rx.len(), rx.is_empty(), rx.capacity()), (1, false, 1));
+    // Closed once every sender is gone, with a message still queued.
+    drop(tx);
+    assert_eq!((rx.is_closed(), rx.len()), (true, 1));
+    assert_eq!(rx.recv().await, Some(1));
+    assert_eq!((rx.len(), rx.capacity(), rx.max_capacity()), (0, 2, 2));
+
+    let (tx, mut rx) = mpsc::unbounded_channel::<u32>();
+    tx.send(5).unwrap();
+    assert_eq!((rx.len(), rx.is_empty(), rx.is_closed()), (1, false, false));
+    rx.close();
+    assert_eq!((rx.is_closed(), rx.len()), (true, 1));
+    assert_eq!(rx.recv().await, Some(5));
+    assert!(rx.is_empty());
+}
+
+#[tokio::test]
 async fn join_and_select_with_else_and_preconditions() {
     let (a, b) = tokio::join!(async { 1 }, async { 2 });
     assert_eq!(a + b, 3);

@@ -223,6 +223,41 @@ impl<T> Receiver<T> {
         self.chan.step(Op::Close, Site::here());
         self.chan.close(false);
     }
+
+    /// Returns the number of messages queued.
+    #[track_caller]
+    pub fn len(&self) -> usize {
+        self.chan.step(Op::Load, Site::here());
+        self.chan.len()
+    }
+
+    /// Returns true when no message is queued.
+    #[track_caller]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Returns true once no message can arrive any more: the receiver was
+    /// closed or every sender dropped (queued messages may remain).
+    #[track_caller]
+    pub fn is_closed(&self) -> bool {
+        self.chan.step(Op::Load, Site::here());
+        self.chan.is_finished()
+    }
+
+    /// Returns the number of messages that can be sent now without
+    /// waiting (0 for an unbounded channel).
+    #[track_caller]
+    pub fn capacity(&self) -> usize {
+        self.chan.step(Op::Load, Site::here());
+        self.chan.capacity()
+    }
+
+    /// Returns the capacity the channel was made with (0 for an unbounded
+    /// channel).
+    pub fn max_capacity(&self) -> usize {
+        self.chan.max_capacity()
+    }
 }
 
 impl<T> Drop for Receiver<T> {

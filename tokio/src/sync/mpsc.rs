@@ -3,8 +3,9 @@
 //! Same API as [`tokio::sync::mpsc`] for `channel`, `unbounded_channel`,
 //! `Sender::{send, try_send, capacity, is_closed}`,
 //! `UnboundedSender::{send, is_closed}` and
-//! `Receiver`/`UnboundedReceiver::{recv, poll_recv, try_recv, close}` and
-//! the `blocking_*` forms, with tokio's error types. Permits (`reserve`),
+//! `Receiver`/`UnboundedReceiver::{recv, poll_recv, try_recv, close, len,
+//! is_empty, is_closed}`, `Receiver::{capacity, max_capacity}` and the
+//! `blocking_*` forms, with tokio's error types. Permits (`reserve`),
 //! `recv_many` and weak senders are not mapped.
 
 use std::fmt;
@@ -153,6 +154,25 @@ macro_rules! receiver {
             pub fn close(&mut self) {
                 self.0.close()
             }
+
+            /// Returns the number of messages queued.
+            #[track_caller]
+            pub fn len(&self) -> usize {
+                self.0.len()
+            }
+
+            /// Returns true when no message is queued.
+            #[track_caller]
+            pub fn is_empty(&self) -> bool {
+                self.0.is_empty()
+            }
+
+            /// Returns true once the receiver was closed or every sender
+            /// dropped.
+            #[track_caller]
+            pub fn is_closed(&self) -> bool {
+                self.0.is_closed()
+            }
         }
 
         impl<T> fmt::Debug for $name<T> {
@@ -165,6 +185,20 @@ macro_rules! receiver {
 
 receiver!(Receiver);
 receiver!(UnboundedReceiver);
+
+impl<T> Receiver<T> {
+    /// Returns the number of messages that can be sent now without
+    /// waiting.
+    #[track_caller]
+    pub fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
+    /// Returns the buffer size the channel was made with.
+    pub fn max_capacity(&self) -> usize {
+        self.0.max_capacity()
+    }
+}
 
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Self {

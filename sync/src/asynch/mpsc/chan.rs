@@ -38,6 +38,8 @@ pub(super) struct Chan<T> {
     state: Mutex<State<T>>,
     /// Whether sends wait for a free slot.
     bounded: bool,
+    /// The capacity it was made with (0 when unbounded).
+    max: usize,
     vis: Visible,
 }
 
@@ -96,7 +98,7 @@ impl<T> Chan<T> {
             permits: capacity.unwrap_or(0),
             waiters: WaitList::new(),
         };
-        Chan { state: Mutex::new(state), bounded: capacity.is_some(), vis: Visible::new() }
+        Chan { state: Mutex::new(state), bounded: capacity.is_some(), max: capacity.unwrap_or(0), vis: Visible::new() }
     }
 
     /// Announces `op` on the channel's object inside an exploration.
@@ -237,6 +239,23 @@ impl<T> Chan<T> {
         } else {
             0
         }
+    }
+
+    /// The capacity it was made with (0 when unbounded).
+    pub(super) fn max_capacity(&self) -> usize {
+        self.max
+    }
+
+    /// Messages queued.
+    pub(super) fn len(&self) -> usize {
+        lock(&self.state).queue.len()
+    }
+
+    /// Whether nothing more can arrive: the receiver closed, or every
+    /// sender is gone.
+    pub(super) fn is_finished(&self) -> bool {
+        let s = lock(&self.state);
+        s.rx_closed || s.senders == 0
     }
 }
 
