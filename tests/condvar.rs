@@ -328,28 +328,32 @@ mod sim {
         assert_eq!(first, [0, 81, 18]);
     }
 
+    /// flag_handoff with `if` for `while`: correct only if a wait never
+    /// wakes without a notification.
+    fn trusts_one_wait() {
+        let pair = Arc::new((Mutex::new(false), Condvar::new()));
+        let theirs = pair.clone();
+        let t = thread::spawn(move || {
+            let (m, cv) = &*theirs;
+            *m.lock().unwrap() = true;
+            cv.notify_one();
+        });
+        let (m, cv) = &*pair;
+        let mut ready = m.lock().unwrap();
+        if !*ready {
+            ready = cv.wait(ready).unwrap();
+        }
+        assert!(*ready, "woke without a notification");
+        drop(ready);
+        t.join().unwrap();
+    }
+
     #[test]
     fn wait_may_wake_spuriously() {
         // flag_handoff with `if` for `while`: correct only if a wait never
         // wakes without a notification. In DFS's second execution main's
         // wait is spurious and wakes before t1 set the flag.
-        let body = || {
-            let pair = Arc::new((Mutex::new(false), Condvar::new()));
-            let theirs = pair.clone();
-            let t = thread::spawn(move || {
-                let (m, cv) = &*theirs;
-                *m.lock().unwrap() = true;
-                cv.notify_one();
-            });
-            let (m, cv) = &*pair;
-            let mut ready = m.lock().unwrap();
-            if !*ready {
-                ready = cv.wait(ready).unwrap();
-            }
-            assert!(*ready, "woke without a notification");
-            drop(ready);
-            t.join().unwrap();
-        };
+        let body = trusts_one_wait;
         let report = dfs(body);
         let Outcome::Panic { message, .. } = &report.outcome else { panic!("{report}") };
         assert_eq!((message.as_str(), report.executions), ("woke without a notification", 2), "{report}");
@@ -364,23 +368,7 @@ mod sim {
         // wait_may_wake_spuriously's `if` for `while`, under the searches
         // that bound preemptions: a spurious wake-up is the platform's
         // doing, as a preemption is, and costs one.
-        let body = || {
-            let pair = Arc::new((Mutex::new(false), Condvar::new()));
-            let theirs = pair.clone();
-            let t = thread::spawn(move || {
-                let (m, cv) = &*theirs;
-                *m.lock().unwrap() = true;
-                cv.notify_one();
-            });
-            let (m, cv) = &*pair;
-            let mut ready = m.lock().unwrap();
-            if !*ready {
-                ready = cv.wait(ready).unwrap();
-            }
-            assert!(*ready, "woke without a notification");
-            drop(ready);
-            t.join().unwrap();
-        };
+        let body = trusts_one_wait;
         // Executions at bound 0, and to the bug at bound 1.
         for (strategy, passed, found) in
             [(samaritan::SearchStrategy::Icb, 1, 3), (samaritan::SearchStrategy::CbPor, 1, 2)]

@@ -37,16 +37,23 @@ fn spawn_outside_a_model_panics() {
     assert!(message.contains("outside loom::model"), "{message}");
 }
 
+/// A `Notify`, a flag, and a thread that sets the flag (Relaxed) and
+/// then notifies.
+fn spawn_notifier() -> (Arc<Notify>, Arc<AtomicUsize>, thread::JoinHandle<()>) {
+    let notify = Arc::new(Notify::new());
+    let done = Arc::new(AtomicUsize::new(0));
+    let (n, d) = (notify.clone(), done.clone());
+    let t = thread::spawn(move || {
+        d.store(1, Ordering::Relaxed);
+        n.notify();
+    });
+    (notify, done, t)
+}
+
 #[test]
 fn notify_wakes_the_waiter() {
     let report = check(|| {
-        let notify = Arc::new(Notify::new());
-        let done = Arc::new(AtomicUsize::new(0));
-        let (n, d) = (notify.clone(), done.clone());
-        let t = thread::spawn(move || {
-            d.store(1, Ordering::Relaxed);
-            n.notify();
-        });
+        let (notify, done, t) = spawn_notifier();
         // A wait may return spuriously (once, as loom's): check and wait
         // again.
         while done.load(Ordering::Relaxed) == 0 {
@@ -62,13 +69,7 @@ fn notify_wakes_the_waiter() {
 #[test]
 fn a_notify_wait_may_return_spuriously_as_loom_s() {
     let report = check(|| {
-        let notify = Arc::new(Notify::new());
-        let done = Arc::new(AtomicUsize::new(0));
-        let (n, d) = (notify.clone(), done.clone());
-        let t = thread::spawn(move || {
-            d.store(1, Ordering::Relaxed);
-            n.notify();
-        });
+        let (notify, done, t) = spawn_notifier();
         notify.wait();
         assert_eq!(done.load(Ordering::Relaxed), 1, "woke without the notification");
         t.join().unwrap();
