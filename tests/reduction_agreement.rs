@@ -338,6 +338,16 @@ fn cb_por_reaches_every_outcome_icb_reaches_in_programs_that_spin() {
     assert_eq!(totals, (293_509, 14_715));
 }
 
+/// The same under the C11 model, each access with its own ordering: a
+/// spinning load may read an older store (until its thread yields, when
+/// it reads the newest), so cb-por's names for weak loads and the fair
+/// scheduler's state meet.
+#[test]
+fn cb_por_reaches_every_outcome_icb_reaches_in_weak_programs_that_spin() {
+    let totals = cb_por_agrees_with_icb_on(0x5917_1e55, 100, Program::generate_spinning_weak);
+    assert_eq!(totals, (425_404, 16_978));
+}
+
 /// Programs that wait on condition variables (with a timeout, so every
 /// one ends), notify, sleep, send and receive: the steps whose dependency
 /// is finer than "conflicts with everything" (a wait changes its condition

@@ -278,6 +278,16 @@ impl Program {
     /// thread waits only on earlier ones, so every execution ends; the
     /// fair scheduler makes each spin finite.
     pub(crate) fn generate_spinning(g: &mut Gen) -> Program {
+        Program::spinning(g, false)
+    }
+
+    /// [`Program::generate_spinning`] with each access's ordering drawn
+    /// ([`Orders::Mixed`]): spins whose loads may read older stores.
+    pub(crate) fn generate_spinning_weak(g: &mut Gen) -> Program {
+        Program::spinning(g, true)
+    }
+
+    fn spinning(g: &mut Gen, weak: bool) -> Program {
         loop {
             let threads = 2 + g.below(2);
             let (data, locks) = (threads, 1);
@@ -315,7 +325,7 @@ impl Program {
                     channels: 0,
                     rwlocks: 0,
                     rendezvous: 0,
-                    orders: Orders::SeqCst,
+                    orders: if weak { Orders::Mixed(g.next()) } else { Orders::SeqCst },
                 };
             }
         }
