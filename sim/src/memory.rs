@@ -369,7 +369,6 @@ impl Memory {
         floor
     }
 
-    /// Whether `actor` yielded since its last access to `o`.
     /// Whether a load of `o` by `actor` now falls under the progress rule
     /// (it reads the newest store): the actor yielded since it last
     /// accessed `o`. For a location not live yet, whether it ever yielded.
@@ -377,11 +376,6 @@ impl Memory {
         let now = self.threads.get(actor).map_or(0, |t| t.yields);
         let then = self.locations.get(o).and_then(|l| l.actors.get(actor)).map_or(0, |x| x.yields);
         now > then
-    }
-
-    fn yielded(&self, o: usize, actor: usize) -> bool {
-        let now = self.threads.get(actor).map_or(0, |t| t.yields);
-        now > self.locations[o].actors.get(actor).map_or(0, |x| x.yields)
     }
 
     /// Notes an access of `actor` to `o` (for the progress rule), and
@@ -420,7 +414,7 @@ impl Memory {
         let stores = &self.locations[o].stores;
         // The fast paths: one store, or a SeqCst load whose newest store
         // is SeqCst (all a SeqCst-only program ever meets).
-        if stores.len() == 1 || (sc && stores[stores.len() - 1].sc() != 0) || self.yielded(o, a) {
+        if stores.len() == 1 || (sc && stores[stores.len() - 1].sc() != 0) || self.progress_rule(o, a) {
             return Some(1);
         }
         races.settled().then(|| stores.len() - self.floor(o, a, races, sc))
@@ -443,7 +437,7 @@ impl Memory {
         let stores = &self.locations[o].stores;
         into.clear();
         into.push(stores.len() - 1);
-        if stores.len() == 1 || self.yielded(o, actor.index()) {
+        if stores.len() == 1 || self.progress_rule(o, actor.index()) {
             return true;
         }
         if !races.settled() {

@@ -727,6 +727,16 @@ fn note_read(e: &mut crate::execution::Execution, object: ObjectId, step: Option
     }
 }
 
+/// A load of `object` reads store `index`: noted for the trace
+/// ([`note_read`]) and, for a weak load, shown to the strategy
+/// (`Execution::show_read`).
+fn load_from(e: &mut crate::execution::Execution, object: ObjectId, step: Option<usize>, index: usize, weak: bool) {
+    note_read(e, object, step, index);
+    if weak {
+        e.show_read(e.memory.step_of(object.index(), index));
+    }
+}
+
 /// The index of the step just traced (the access's own, since the memory
 /// model runs right after it), when tracing.
 fn traced_step(e: &crate::execution::Execution) -> Option<usize> {
@@ -759,10 +769,7 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
                     assert!(e.memory.holds_newest_message(object.index(), me, &e.race));
                 }
                 let newest = e.memory.newest(object.index());
-                note_read(e, object, step, newest);
-                if weak {
-                    e.show_read(e.memory.step_of(object.index(), newest));
-                }
+                load_from(e, object, step, newest, weak);
                 return Some((me, 1, step, weak, Some(value)));
             }
         }
@@ -777,10 +784,7 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
         // No choice: read the newest store at once.
         let value = (count == 1).then(|| {
             let newest = e.memory.newest(object.index());
-            note_read(e, object, step, newest);
-            if weak {
-                e.show_read(e.memory.step_of(object.index(), newest));
-            }
+            load_from(e, object, step, newest, weak);
             e.memory.read(object.index(), me, newest, order, false, &mut e.race)
         });
         Some((me, count, step, weak, value))
@@ -796,10 +800,7 @@ pub fn atomic_load(object: ObjectId, current: u64, order: Ordering, location: &'
         let mut e = cell.borrow_mut();
         let e = &mut *e;
         let index = e.memory.newest(object.index()) - k;
-        note_read(e, object, step, index);
-        if weak {
-            e.show_read(e.memory.step_of(object.index(), index));
-        }
+        load_from(e, object, step, index, weak);
         e.memory.read(object.index(), me, index, order, false, &mut e.race)
     })
     .unwrap_or(current)
