@@ -562,13 +562,14 @@ impl CbPor {
             && events[i - 1].actor == events[i].actor
     }
 
-    /// The hash of weak load `i`'s action as the store named `label` read,
-    /// with its clock (no store orders it) and objects as when taken.
-    fn load_hash(&self, i: usize, label: u64) -> u64 {
+    /// The hash of event `i`'s action with `value` (for a weak load, the
+    /// label of the store it read), its clock as the history has it and
+    /// its objects named as when it was taken.
+    fn event_hash(&self, i: usize, value: u64) -> u64 {
         let e = &self.history.events[i];
         let name = |o: ObjectId| self.names.get(o.index()).copied().flatten().map_or(0, |n| n.0);
         let objects = [e.object, e.second].map(|o| o.map(name));
-        action_hash(e.actor, e.seq, e.op, objects, label, self.history.clock_of(i))
+        action_hash(e.actor, e.seq, e.op, objects, value, self.history.clock_of(i))
     }
 
     /// The actors whose last event in `cut` no other event of `cut`
@@ -707,16 +708,14 @@ impl CbPor {
     /// objects named as when it was taken).
     fn action_of(&self, i: usize) -> u64 {
         if self.is_load_choice(i) {
-            // Its load is named by the store read (`load_hash`).
+            // Its load is named by the store read (`event_hash`).
             return 0;
         }
         let e = &self.history.events[i];
         if e.op == Op::WeakLoad {
-            return self.choices.read_at(i).map_or(0, |label| self.load_hash(i, label));
+            return self.choices.read_at(i).map_or(0, |label| self.event_hash(i, label));
         }
-        let name = |o: ObjectId| self.names.get(o.index()).copied().flatten().map_or(0, |n| n.0);
-        let objects = [e.object, e.second].map(|o| o.map(name));
-        action_hash(e.actor, e.seq, e.op, objects, self.choices.of(i, e.value), self.history.clock_of(i))
+        self.event_hash(i, self.choices.of(i, e.value))
     }
 
     /// `Mark(s)` (Algorithm 2, lines 15-22) on the terminal state of the
@@ -1006,7 +1005,7 @@ impl Strategy for CbPor {
                 let value = self.choices.of(self.depth, v);
                 let spent = self.preemptions + self.choices.cost(self.depth, v);
                 let next = match load {
-                    Some(i) => Next::Known(Some(self.hash ^ self.load_hash(i, value))),
+                    Some(i) => Next::Known(Some(self.hash ^ self.event_hash(i, value))),
                     None => Next::Unknown { actor: actor as u32, fp, value },
                 };
                 Alt { id: v, next, spent }
