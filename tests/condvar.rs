@@ -9,6 +9,13 @@ use samaritan::thread;
 /// A flag handed from a producer to a waiting consumer, done right: the
 /// consumer waits in a loop on the flag, under the mutex.
 fn flag_handoff() {
+    hand_off_flag(true);
+}
+
+/// [`flag_handoff`], the consumer waiting in a loop (`waits_in_loop`) or
+/// trusting one wait (an `if` for the `while`: correct only if a wait
+/// never wakes without a notification).
+fn hand_off_flag(waits_in_loop: bool) {
     let pair = Arc::new((Mutex::new(false), Condvar::new()));
     let theirs = pair.clone();
     let t = thread::spawn(move || {
@@ -18,9 +25,14 @@ fn flag_handoff() {
     });
     let (m, cv) = &*pair;
     let mut ready = m.lock().unwrap();
-    while !*ready {
+    if waits_in_loop {
+        while !*ready {
+            ready = cv.wait(ready).unwrap();
+        }
+    } else if !*ready {
         ready = cv.wait(ready).unwrap();
     }
+    assert!(*ready, "woke without a notification");
     drop(ready);
     t.join().unwrap();
 }
@@ -328,32 +340,12 @@ mod sim {
         assert_eq!(first, [0, 81, 18]);
     }
 
-    /// flag_handoff with `if` for `while`: correct only if a wait never
-    /// wakes without a notification.
-    fn trusts_one_wait() {
-        let pair = Arc::new((Mutex::new(false), Condvar::new()));
-        let theirs = pair.clone();
-        let t = thread::spawn(move || {
-            let (m, cv) = &*theirs;
-            *m.lock().unwrap() = true;
-            cv.notify_one();
-        });
-        let (m, cv) = &*pair;
-        let mut ready = m.lock().unwrap();
-        if !*ready {
-            ready = cv.wait(ready).unwrap();
-        }
-        assert!(*ready, "woke without a notification");
-        drop(ready);
-        t.join().unwrap();
-    }
-
     #[test]
     fn wait_may_wake_spuriously() {
         // flag_handoff with `if` for `while`: correct only if a wait never
         // wakes without a notification. In DFS's second execution main's
         // wait is spurious and wakes before t1 set the flag.
-        let body = trusts_one_wait;
+        let body = || hand_off_flag(false);
         let report = dfs(body);
         let Outcome::Panic { message, .. } = &report.outcome else { panic!("{report}") };
         assert_eq!((message.as_str(), report.executions), ("woke without a notification", 2), "{report}");
@@ -368,7 +360,7 @@ mod sim {
         // wait_may_wake_spuriously's `if` for `while`, under the searches
         // that bound preemptions: a spurious wake-up is the platform's
         // doing, as a preemption is, and costs one.
-        let body = trusts_one_wait;
+        let body = || hand_off_flag(false);
         // Executions at bound 0, and to the bug at bound 1.
         for (strategy, passed, found) in
             [(samaritan::SearchStrategy::Icb, 1, 3), (samaritan::SearchStrategy::CbPor, 1, 2)]
