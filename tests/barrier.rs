@@ -86,7 +86,7 @@ mod sim {
             t.join().unwrap();
         };
         let report = dfs(body);
-        let Outcome::Deadlock(Deadlock { blocked, cycle }) = &report.outcome else { panic!("{report}") };
+        let Outcome::Deadlock(Deadlock { blocked, cycle, .. }) = &report.outcome else { panic!("{report}") };
         let ops: Vec<_> =
             blocked.iter().map(|b| (b.actor.as_str(), b.op.as_str(), b.object.as_deref().unwrap_or(""))).collect();
         // Thread#0 is t1's own object; the barrier is the next one used.

@@ -145,7 +145,7 @@ mod sim {
         // Objects are numbered by first use: Thread#0 when t1 starts, then
         // Condvar#1 when t1 announces N (it runs up to its first step at S).
         let report = dfs(lost_wakeup);
-        let Outcome::Deadlock(Deadlock { blocked, cycle }) = &report.outcome else { panic!("{report}") };
+        let Outcome::Deadlock(Deadlock { blocked, cycle, .. }) = &report.outcome else { panic!("{report}") };
         let BlockedActor { actor, op, object, holders, location, .. } = &blocked[0];
         assert_eq!(
             (blocked.len(), actor.as_str(), op.as_str(), object.as_deref(), holders.len()),

@@ -168,7 +168,7 @@ mod sim {
             once.call_once(|| once.call_once(|| {}));
         };
         let report = dfs(body);
-        let Outcome::Deadlock(Deadlock { blocked, cycle }) = &report.outcome else { panic!("{report}") };
+        let Outcome::Deadlock(Deadlock { blocked, cycle, .. }) = &report.outcome else { panic!("{report}") };
         let BlockedActor { actor, op, object, holders, .. } = &blocked[0];
         assert_eq!(
             (actor.as_str(), op.as_str(), object.as_deref(), holders.as_slice()),

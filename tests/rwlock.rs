@@ -153,7 +153,7 @@ mod sim {
             let _w = lock.write().unwrap();
         };
         let report = dfs(body);
-        let Outcome::Deadlock(Deadlock { blocked, cycle }) = &report.outcome else { panic!("{report}") };
+        let Outcome::Deadlock(Deadlock { blocked, cycle, .. }) = &report.outcome else { panic!("{report}") };
         let BlockedActor { actor, op, object, holders, .. } = &blocked[0];
         assert_eq!(
             (blocked.len(), actor.as_str(), op.as_str(), object.as_deref(), holders.as_slice()),

@@ -62,6 +62,11 @@ pub struct Config {
     /// on what it covered: how one worker of a parallel search stops the
     /// others ([`explore_parallel`](crate::explore_parallel)).
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Whether a task that nothing in the model can wake is given time to
+    /// be woken from outside it (a quarter of the watchdog, when threads
+    /// the model does not control run) before the execution is called a
+    /// deadlock. Off while a failure is shrunk.
+    pub outside_wakes: bool,
     /// A counter the counted executions of this search are added to (in
     /// batches of 64, the rest when the search ends), shared by the
     /// workers of a parallel search so that its progress lines count them
@@ -85,6 +90,7 @@ impl Default for Config {
             minimize: true,
             progress: true,
             cancel: None,
+            outside_wakes: true,
             shared_count: None,
         }
     }

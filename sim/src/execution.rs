@@ -22,6 +22,7 @@ use crate::memory::Memory;
 pub(crate) use crate::object::ObjectInfo;
 use crate::op::{ActorId, ObjectId, Op};
 use crate::outcome::{BlockedActor, CycleStep, Deadlock, Outcome};
+use crate::outside::{self, Outside};
 use crate::progress::Progress;
 use crate::race::Races;
 use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
@@ -43,6 +44,9 @@ pub(crate) struct ExecConfig {
     pub(crate) observed: bool,
     /// Whether the fair demonic scheduler filters the enabled actors.
     pub(crate) fair: bool,
+    /// The longest wait for a wake from outside ([`crate::outside`]);
+    /// zero not to wait.
+    pub(crate) outside_wait: std::time::Duration,
 }
 
 /// Hashes an address (a `usize` key) with one multiplication: addresses
@@ -158,6 +162,11 @@ pub(crate) struct Execution {
     views: Vec<ActorView>,
     enabled: Vec<ActorId>,
     fairness: Fairness,
+    /// Wakes from outside the model, across executions (not cleared).
+    outside: Outside,
+    /// How long this execution waited for a wake from outside that did
+    /// not come, for the deadlock it then is.
+    outside_waited: Option<std::time::Duration>,
 }
 
 impl Execution {
@@ -204,6 +213,8 @@ impl Execution {
             views: Vec::with_capacity(4),
             enabled: Vec::with_capacity(4),
             fairness: Fairness::default(),
+            outside: Outside::new(),
+            outside_waited: None,
         }
     }
 
@@ -230,6 +241,7 @@ impl Execution {
         self.pruned = false;
         self.faults = false;
         self.coast_until = None;
+        self.outside_waited = None;
         self.race.reset();
         self.memory.reset();
         self.allocations.reset();
@@ -348,6 +360,9 @@ impl Execution {
             self.fire_timers();
             unfinished = self.collect_enabled(track);
         }
+        if self.enabled.is_empty() && unfinished {
+            self.wait_outside(track);
+        }
         if self.enabled.is_empty() {
             return self.end_without_step(unfinished);
         }
@@ -400,6 +415,23 @@ impl Execution {
         actor.yielded = yielded;
         self.current = Some(chosen);
         Next::Run(chosen)
+    }
+
+    /// When a task waits in its poll with nothing in the model to wake it,
+    /// waits for a wake from outside, if one may come ([`crate::outside`]).
+    #[cold]
+    fn wait_outside(&mut self, track: bool) {
+        if self.coast_until.is_some() {
+            return;
+        }
+        let polling =
+            self.actors.iter().any(|a| a.status != Status::Finished && a.pending.is_some_and(|p| p.op == Op::Poll));
+        let Some(limit) = polling.then(|| self.outside.wait_for(self.config.outside_wait)).flatten() else { return };
+        self.outside_waited = outside::wait(limit, || {
+            self.collect_enabled(track);
+            !self.enabled.is_empty()
+        });
+        self.outside.record(self.outside_waited.is_none());
     }
 
     /// Advances the clock to the earliest timer's deadline and fires every
@@ -764,7 +796,8 @@ impl Execution {
                 location: location_string(pending.location),
             });
         }
-        Deadlock { blocked, cycle: self.wait_for_cycle() }
+        let outside_wait_ms = self.outside_waited.map(|d| d.as_millis() as u64);
+        Deadlock { blocked, cycle: self.wait_for_cycle(), outside_wait_ms }
     }
 
     /// For an actor pending in a task's `poll`: the object it last touched,

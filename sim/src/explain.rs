@@ -91,6 +91,7 @@ mod tests {
                 location: "a.rs:5:1".into(),
             }],
             cycle: Vec::new(),
+            outside_wait_ms: None,
         })
     }
 

@@ -33,6 +33,7 @@ mod object;
 mod objects;
 mod op;
 mod outcome;
+mod outside;
 mod overflow;
 mod panics;
 mod parallel;

@@ -290,6 +290,9 @@ pub(crate) fn minimize(config: &Config, schedule: &mut Schedule, verdict: &Outco
     config.max_executions = None;
     config.max_time = None;
     config.watchdog = config.watchdog.min(MAX_TIME);
+    // A schedule that ends blocked is the deadlock it was found to be:
+    // the wait for a wake from outside found none then.
+    config.outside_wakes = false;
     let mut minimizer = Minimizer { config, body, verdict, runs: 0, started: Instant::now() };
     // The found schedule, followed exactly, measures it.
     let mut best = minimizer.run_exact(schedule)?;

@@ -22,14 +22,30 @@ pub struct BlockedActor {
 }
 
 /// Every actor is blocked or finished, and at least one is blocked.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Two deadlocks are equal when the same actors block the same way: the
+/// wait for a wake from outside ([`Deadlock::outside_wait_ms`]) depends on
+/// threads the model does not control, not on the schedule.
+#[derive(Clone, Debug)]
 pub struct Deadlock {
     /// Each blocked actor, in id order.
     pub blocked: Vec<BlockedActor>,
     /// A wait-for cycle (actor names, first repeated at the end) when one
     /// exists: each actor waits on an object the next one holds.
     pub cycle: Vec<String>,
+    /// How long, in milliseconds, the engine waited for a task to be woken
+    /// from outside the model (threads it does not control were running)
+    /// before it called this a deadlock; `None` when it did not wait.
+    pub outside_wait_ms: Option<u64>,
 }
+
+impl PartialEq for Deadlock {
+    fn eq(&self, other: &Deadlock) -> bool {
+        (&self.blocked, &self.cycle) == (&other.blocked, &other.cycle)
+    }
+}
+
+impl Eq for Deadlock {}
 
 /// One step of a livelock cycle.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -281,6 +297,15 @@ impl fmt::Display for Outcome {
                 }
                 if !d.cycle.is_empty() {
                     write!(f, "\n  wait-for cycle: {}", d.cycle.join(" -> "))?;
+                }
+                if let Some(ms) = d.outside_wait_ms {
+                    write!(
+                        f,
+                        "\n  no thread of the model can wake the tasks above, and none was woken from outside it either: \
+                         threads samaritan does not control were running, and it waited {ms} ms for one of them to wake a task \
+                         (a quarter of the watchdog, SAMARITAN_WATCHDOG_MS); a task that awaits such a thread waits on \
+                         something outside the model, which samaritan can neither explore nor tell from a lost wakeup"
+                    )?;
                 }
                 Ok(())
             }

@@ -282,6 +282,7 @@ fn explore_here(
         tracing,
         observed: strategy.observes_steps(),
         fair: config.fairness,
+        outside_wait: if config.outside_wakes { config.watchdog / 4 } else { std::time::Duration::ZERO },
     };
     let cell =
         RefCell::new(Execution::new(0, exec_config, std::ptr::null_mut::<Replay>(), &mut pool, progress.clone()));
