@@ -77,7 +77,8 @@ fn expand(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
     syn::parse::Parser::parse2(syn::meta::parser(|meta| parsed.parse(meta)), args)?;
     let func: ItemFn = syn::parse2(item)?;
     let persist_given = parsed.has("persist");
-    generate(quote!(::samaritan), "#[samaritan::test]", parsed.settings, persist_given, func)
+    let block_on = (quote!(::samaritan::executor::block_on), None);
+    generate(quote!(::samaritan), block_on, "#[samaritan::test]", parsed.settings, persist_given, func)
 }
 
 /// Declares a tokio test (`#[tokio::test]` of samaritan-tokio's `sim`
@@ -97,8 +98,11 @@ pub fn tokio_test(args: TokenStream, item: TokenStream) -> TokenStream {
                 "the `async` keyword is missing from the function declaration",
             ));
         }
-        let root = parsed.root;
-        generate(quote!(#root::__private::samaritan), "#[tokio::test]", Vec::new(), false, func)
+        let (root, workers) = (parsed.root, parsed.polls_at_once);
+        // The runtime tokio's attribute would build: one poll at a time
+        // on a current-thread runtime, `worker_threads` on a multi-thread one.
+        let block_on = (quote!(#root::__private::block_on), Some(workers));
+        generate(quote!(#root::__private::samaritan), block_on, "#[tokio::test]", Vec::new(), false, func)
     })();
     match expanded {
         Ok(tokens) => tokens.into(),
@@ -118,9 +122,12 @@ pub fn tokio_select(input: TokenStream) -> TokenStream {
 }
 
 /// Writes the test `func` declared by `attribute` (for messages): its
-/// body runs through `#root::__private::run` with `settings`.
+/// body runs through `#root::__private::run` with `settings`, an `async`
+/// one inside a call of `block_on`'s path with the future as its last
+/// argument, after the first one if given.
 fn generate(
     root: proc_macro2::TokenStream,
+    block_on: (proc_macro2::TokenStream, Option<proc_macro2::TokenStream>),
     attribute: &str,
     mut settings: Vec<proc_macro2::TokenStream>,
     persist_given: bool,
@@ -158,7 +165,9 @@ fn generate(
     // (`check` is `#[track_caller]`) points at the test.
     let span = sig.ident.span();
     let body = if sig.asyncness.is_some() {
-        quote_spanned!(span=> || #root::executor::block_on(#body_fn()))
+        let (call, first) = block_on;
+        let first = first.map(|arg| quote!(#arg,));
+        quote_spanned!(span=> || #call(#first #body_fn()))
     } else {
         quote_spanned!(span=> #body_fn)
     };

@@ -1,9 +1,12 @@
 //! The arguments of `#[tokio::test(...)]` in samaritan-tokio's `sim`
 //! build: tokio's own, accepted so that a tokio test compiles unchanged.
 //!
-//! `flavor` and `worker_threads` are checked and ignored: inside an
-//! exploration every task is an actor and the explorer interleaves them
-//! at every step, whatever runtime tokio would have built. `start_paused`
+//! `flavor` and `worker_threads` say how many tasks may be inside a poll
+//! at once in the exploration: one on a current-thread runtime (the
+//! default, where a poll runs to its end before another task's begins),
+//! `worker_threads` on a multi-thread one, and no limit on a multi-thread
+//! one without `worker_threads` (whose size is the machine's: no limit
+//! covers every machine). `start_paused`
 //! is checked and ignored: time inside an exploration is virtual and jumps
 //! to the next timer when no task can run, which is what a paused tokio
 //! clock does. `crate = "path"` names the crate the generated code calls,
@@ -21,6 +24,8 @@ const NAMES: &[&str] = &["flavor", "worker_threads", "start_paused", "crate"];
 pub(crate) struct TokioArgs {
     /// The path of samaritan-tokio in the user's crate (`::tokio`).
     pub(crate) root: TokenStream,
+    /// How many polls may overlap: an `Option<usize>` expression.
+    pub(crate) polls_at_once: TokenStream,
 }
 
 /// Reads `#[tokio::test(...)]`'s arguments.
@@ -77,5 +82,10 @@ pub(crate) fn parse(args: TokenStream) -> syn::Result<TokioArgs> {
             ));
         }
     }
-    Ok(TokioArgs { root })
+    let polls_at_once = match (flavor.as_deref(), workers) {
+        (Some("multi_thread"), Some(n)) => quote!(::core::option::Option::Some(#n)),
+        (Some("multi_thread"), None) => quote!(::core::option::Option::None),
+        _ => quote!(::core::option::Option::Some(1)),
+    };
+    Ok(TokioArgs { root, polls_at_once })
 }

@@ -110,6 +110,21 @@ pub fn step_with(op: Op, object: Option<ObjectId>, second: ObjectId, location: &
     announce(Pending { op, object, location, second: Some(second), seq_cst: false }, None, None);
 }
 
+/// Announces `op` on `object` that also changes `second`, as
+/// [`step_with`], and can proceed only while `ready()` returns `true`, as
+/// [`step_when`] (an async task's poll that takes a worker thread: what
+/// enables it, a wake or a worker given back, touches one of the two).
+#[inline]
+pub fn step_with_when(
+    op: Op,
+    object: Option<ObjectId>,
+    second: ObjectId,
+    location: &'static Location<'static>,
+    ready: &dyn Fn() -> bool,
+) {
+    announce(Pending { op, object, location, second: Some(second), seq_cst: false }, Some(ready), None);
+}
+
 /// Announces `op` on `object`, which can proceed only while `ready()`
 /// returns `true`; returns once this actor may perform it (with `ready()`
 /// true). `ready` must only read the primitive's state: it is evaluated

@@ -93,8 +93,9 @@
 //! | tokio 1.x | inside an exploration |
 //! |---|---|
 //! | `spawn`, `task::{spawn, spawn_blocking, yield_now}` | samaritan's executor: each task an actor, each `spawn_blocking` a simulated thread; the choice is made at the call, so a task spawned inside an exploration is samaritan's, one spawned outside is tokio's |
-//! | `task::{JoinHandle, AbortHandle, JoinError}` (`abort`, `abort_handle`, `is_finished`, `is_cancelled`, `is_panic`, `into_panic`, `try_into_panic`) | either executor's, behind one type; no task `id` |
-//! | `task::JoinSet` (`new`, `spawn`, `join_next`, `try_join_next`, `poll_join_next`, `join_all`, `abort_all`, `shutdown`, `detach_all`, `len`, `is_empty`) | a list of samaritan tasks made inside an exploration, tokio's set outside; `join_next` returns tasks in the order they finished, as tokio's; dropping the set aborts its tasks |
+//! | `task::{JoinHandle, AbortHandle, JoinError}` (`abort`, `abort_handle`, `is_finished`, `id`, `is_cancelled`, `is_panic`, `into_panic`, `try_into_panic`) | either executor's, behind one type |
+//! | `task::{Id, id, try_id}` | samaritan's ids inside an exploration (a runtime numbers its tasks from 1, the same in every execution; `spawn_blocking` closures from 2^32), tokio's outside; `try_id` is `None` in a test's body, which is no task, as tokio's |
+//! | `task::JoinSet` (`new`, `spawn`, `spawn_blocking`, `join_next`, `try_join_next`, `poll_join_next`, each also `_with_id`, `join_all`, `abort_all`, `shutdown`, `detach_all`, `len`, `is_empty`) | a list of samaritan tasks made inside an exploration, tokio's set outside; `join_next` returns tasks in the order they finished, as tokio's; dropping the set aborts its tasks; not mapped: `spawn_on`, `spawn_local`, `spawn_local_on`, `spawn_blocking_on` (they take tokio's runtime handle or `LocalSet`) |
 //! | `sync::{mpsc, oneshot, watch, Mutex, RwLock, Notify, Semaphore}` | samaritan's async primitives in both cases (executor-agnostic, they behave like tokio's outside an exploration, on a tokio runtime too), under tokio's names and error types; `Mutex::lock_owned`/`try_lock_owned` (for `T: 'static`) and `Semaphore::*_owned` too; `blocking_*` run on samaritan's `block_on` (they do not panic inside async code, as tokio's do); not mapped: `mpsc` permits, `recv_many`, weak senders, owned `RwLock` guards, `MutexGuard::map`, `watch::Sender::closed`, `watch::Receiver::wait_for` |
 //! | `sync::broadcast` | samaritan's `broadcast`, with tokio's rounding of the capacity to a power of two, `Lagged(n)`, `Closed` and error types; not mapped: weak senders, `Sender::closed` |
 //! | `sync::{Barrier, OnceCell, SetOnce, ...}` | tokio's, not simulated |
@@ -102,7 +103,7 @@
 //! | `time::{pause, resume, advance}` (`test-util`) | `pause` and `resume` do nothing (virtual time behaves as a paused clock), `advance` sleeps in virtual time |
 //! | `select!` | this crate's, tokio's syntax (`biased;`, `, if` preconditions, `else`): the branch polled first is an explored choice among the enabled branches, at every poll; outside an exploration a random one, as tokio's |
 //! | `join!`, `try_join!`, `pin!` | tokio's: they poll in a fixed order and need no runtime |
-//! | `#[tokio::test]` | explored; `flavor`, `worker_threads`, `start_paused` accepted and ignored, `crate = "..."` honoured |
+//! | `#[tokio::test]` | explored on a runtime of the flavor's size: `current_thread` (the default) polls one task at a time, so tasks interleave only where a poll returns (and with `spawn_blocking` threads); `multi_thread` lets `worker_threads` polls overlap (no limit without it); which woken task is polled next is an explored choice; `start_paused` accepted and ignored (time is virtual), `crate = "..."` honoured |
 //! | `#[tokio::main]` | tokio's: a program's entry point runs on tokio; explore with `#[tokio::test]` |
 //! | `net::{TcpListener::bind, TcpStream::connect, UdpSocket::bind, lookup_host}`, `fs`'s free functions (`read`, `write`, `create_dir_all`, `metadata`, ...), `fs::File::{open, create}`, `fs::OpenOptions::open` | an `io::Error` (`Unsupported`) naming the call: network and file I/O are not simulated; tokio's outside an exploration |
 //! | the rest of `net`, `fs`, `io`, `process`, `signal`, `runtime` | tokio's, unchecked: inside an exploration they fail as tokio fails without a runtime |
@@ -134,9 +135,14 @@ pub use task::spawn;
 /// Marks an `async fn` as a test; same arguments as tokio's `#[tokio::test]`
 /// (`flavor`, `worker_threads`, `start_paused`, `crate`). Under `sim` the
 /// body is explored: it is the main task of samaritan's executor inside
-/// `samaritan::check`, as `#[samaritan::test]` makes it; the arguments are
-/// checked and ignored (every task is an actor whatever the flavor, and
-/// time is virtual, as with `start_paused`).
+/// `samaritan::check`, as `#[samaritan::test]` makes it. The flavor says
+/// how many polls may overlap, as the runtime tokio would build: on the
+/// default `current_thread` one, a poll runs to its end before another
+/// task's begins (tasks interleave where `poll` returns, and with
+/// `spawn_blocking` threads); `multi_thread` with `worker_threads = n`
+/// lets `n` overlap, and without `worker_threads` any number (tokio's
+/// default is the machine's CPU count; no limit covers every machine).
+/// `start_paused` is checked and ignored: time is virtual, as with it.
 #[cfg(feature = "sim")]
 pub use samaritan_macros::tokio_test as test;
 

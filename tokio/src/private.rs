@@ -7,6 +7,18 @@ use std::hash::BuildHasher;
 
 pub use samaritan;
 
+/// Runs a `#[tokio::test]` body on a runtime of samaritan's executor that
+/// lets `polls_at_once` tasks be inside a poll at once (`None`: no limit).
+#[track_caller]
+pub fn block_on<F: std::future::Future>(polls_at_once: Option<usize>, future: F) -> F::Output {
+    let mut builder = samaritan::executor::Builder::current_thread();
+    if let Some(n) = polls_at_once {
+        builder.polls_at_once(n);
+    }
+    let rt = builder.build().expect("a poll limit of at least 1 builds");
+    rt.block_on(future)
+}
+
 /// The branch `select!` polls first, given which branches are disabled.
 ///
 /// `biased`: the first. Inside an exploration: the `k`-th enabled

@@ -311,6 +311,45 @@ async fn a_join_set_returns_tasks_in_the_order_they_finished() {
 }
 
 #[tokio::test]
+async fn tasks_know_their_ids_and_so_do_their_handles_and_errors() {
+    assert_eq!(tokio::task::try_id(), None, "the test's body is no task");
+    let task = tokio::spawn(async { tokio::task::id() });
+    let (id, abort) = (task.id(), task.abort_handle());
+    assert_eq!((task.await.unwrap(), abort.id()), (id, id));
+    assert_eq!(format!("{id:?}"), format!("Id({id})"));
+    let other = tokio::spawn(async { tokio::task::try_id() });
+    let other_id = other.id();
+    assert_ne!(other_id, id);
+    assert_eq!(other.await.unwrap(), Some(other_id));
+    let panicking = tokio::spawn(async { panic!("boom") });
+    let panic_id = panicking.id();
+    let err = panicking.await.unwrap_err();
+    assert!(err.is_panic());
+    assert_eq!(err.id(), panic_id);
+}
+
+#[tokio::test]
+async fn a_join_set_says_which_task_each_output_is_from() {
+    let mut set = JoinSet::new();
+    let slow = set.spawn(async {
+        time::sleep(Duration::from_millis(20)).await;
+        "slow"
+    });
+    let blocking = set.spawn_blocking(|| "blocking");
+    assert_eq!(set.len(), 2);
+    let mut got = Vec::new();
+    while let Some(r) = set.join_next_with_id().await {
+        got.push(r.unwrap());
+    }
+    got.sort_by_key(|&(_, v)| v);
+    assert_eq!(got, [(blocking.id(), "blocking"), (slow.id(), "slow")]);
+    let quick = set.spawn(async { "quick" });
+    time::sleep(Duration::from_millis(5)).await;
+    assert_eq!(set.try_join_next_with_id().map(Result::unwrap), Some((quick.id(), "quick")));
+    assert!(set.try_join_next_with_id().is_none());
+}
+
+#[tokio::test]
 async fn select_binds_mutably_and_breaks_out_of_a_loop() -> Result<(), std::io::Error> {
     let (tx, mut rx) = mpsc::unbounded_channel();
     for n in [1, 2, 3] {

@@ -97,8 +97,11 @@ fn a_broadcast_subscription_before_the_spawn_passes() {
 }
 
 /// The attribute's own exploration finds the race: the test fails with
-/// samaritan's report, whose verdict carries the program's message.
-#[tokio::test]
+/// samaritan's report, whose verdict carries the program's message. On
+/// two workers, where the race is real: on a current-thread runtime the
+/// uncontended locks never give up the thread, and each withdrawal runs
+/// in one poll.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[should_panic(expected = "overdrawn: -60")]
 async fn tokio_test_explores_its_body_and_fails_on_the_race() {
     programs::two_withdrawals(true).await;

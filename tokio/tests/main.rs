@@ -14,6 +14,9 @@ mod api;
 mod explored;
 mod io;
 mod outside;
+#[cfg(feature = "sim")]
+mod outside_wakes;
+mod polls;
 mod programs;
 #[cfg(feature = "sim")]
 mod support;

@@ -109,3 +109,113 @@ pub(crate) async fn listener(late: bool) {
     let heard = listener.await.unwrap();
     assert!(heard.is_ok(), "the listener subscribed too late: {heard:?}");
 }
+
+/// The main task spawns a task and then, in the same poll, sets a flag
+/// the task asserts: on a current-thread runtime the task runs only once
+/// the main task's poll has returned, so it always sees the flag. Where
+/// polls overlap (more than one worker) it may run first.
+pub(crate) async fn flag_set_after_spawn() {
+    let set = Arc::new(Mutex::new(false));
+    let seen = set.clone();
+    let task = tokio::spawn(async move { assert!(*seen.lock().await, "the task ran inside the spawner's poll") });
+    *set.lock().await = true;
+    if let Err(e) = task.await {
+        std::panic::resume_unwind(e.into_panic());
+    }
+}
+
+/// A future that holds a std mutex across a `Sleep`'s poll and lets go
+/// before returning, as a rate limiter holds its state's lock while it
+/// arms its timer: correct wherever polls do not overlap.
+#[cfg_attr(not(feature = "sim"), allow(dead_code))]
+struct LockedSleep {
+    state: Arc<std::sync::Mutex<u32>>,
+    sleep: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl std::future::Future for LockedSleep {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        let state = self.state.clone();
+        let mut polls = state.lock().unwrap();
+        *polls += 1;
+        let ready = self.sleep.as_mut().poll(cx);
+        drop(polls);
+        ready
+    }
+}
+
+/// Two tasks each wait on a [`LockedSleep`] over one mutex.
+#[cfg_attr(not(feature = "sim"), allow(dead_code))]
+pub(crate) async fn sleeps_under_a_std_mutex() {
+    let state = Arc::new(std::sync::Mutex::new(0));
+    let tasks: Vec<_> = (0..2)
+        .map(|i| {
+            let sleep = Box::pin(tokio::time::sleep(std::time::Duration::from_millis(10 * (i + 1))));
+            tokio::spawn(LockedSleep { state: state.clone(), sleep })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert!(*state.lock().unwrap() >= 4);
+}
+
+/// A fair semaphore with no permits; a large acquire is made and polled
+/// by the main task, `small` tasks queue behind it, and a refill adds
+/// `small` permits after 20 ms, which the large acquire at the head of the
+/// queue takes. Nothing completes until the `select!`'s 200 ms sleep
+/// drops the large acquire; its permits then go to the small ones at once.
+/// On a current-thread runtime the tasks run only after the main task's
+/// first poll, so the large acquire is always first in line; where they
+/// can run inside that poll, one queues first and wins.
+pub(crate) async fn small_acquires_behind_a_large_one(small: u32) {
+    use std::time::Duration;
+    use tokio::sync::Semaphore;
+    use tokio::time::{sleep, Instant};
+
+    let sem = Arc::new(Semaphore::new(0));
+    let mut large = std::pin::pin!(Some(sem.clone().acquire_many_owned(small * 10)));
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..small {
+        let sem = sem.clone();
+        set.spawn(async move { sem.acquire().await.unwrap().forget() });
+    }
+    let refill = sem.clone();
+    let refiller = tokio::spawn(async move {
+        sleep(Duration::from_millis(20)).await;
+        refill.add_permits(small as usize);
+    });
+    tokio::select! {
+        _ = sleep(Duration::from_millis(200)) => large.set(None),
+        _ = Option::as_pin_mut(large.as_mut()).unwrap() => panic!("the large acquire completed"),
+        _ = set.join_next() => panic!("a small acquire got ahead of the large one"),
+    }
+    let start = Instant::now();
+    let mut released = 0;
+    while set.join_next().await.is_some() {
+        released += 1;
+    }
+    assert!(start.elapsed() <= Duration::from_millis(10));
+    assert_eq!(released, small);
+    refiller.await.unwrap();
+}
+
+/// The main task awaits a reply that a `std::thread` (outside the model)
+/// sends after `after`, real time; with `send` false the thread forgets
+/// the sender instead, so that nothing ever wakes the main task.
+#[cfg_attr(not(feature = "sim"), allow(dead_code))]
+pub(crate) async fn reply_from_a_std_thread(after: std::time::Duration, send: bool) {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let thread = std::thread::spawn(move || {
+        std::thread::sleep(after);
+        if send {
+            tx.send(5).unwrap();
+        } else {
+            std::mem::forget(tx);
+        }
+    });
+    assert_eq!(rx.await, Ok(5));
+    thread.join().unwrap();
+}

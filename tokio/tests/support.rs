@@ -19,3 +19,25 @@ where
         .explore(move || samaritan::executor::block_on(f()))
         .expect("valid settings")
 }
+
+/// Explores the async program `f` makes, as the main task of a runtime
+/// that lets `polls` polls overlap (`None`: no limit), with `strategy`.
+#[track_caller]
+pub(crate) fn explore_on<F, Fut>(polls: Option<usize>, strategy: SearchStrategy, f: F) -> Report
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()>,
+{
+    Builder::new()
+        .strategy(strategy)
+        .persist(false)
+        .progress(false)
+        .explore(move || {
+            let mut builder = samaritan::executor::Builder::current_thread();
+            if let Some(n) = polls {
+                builder.polls_at_once(n);
+            }
+            builder.build().unwrap().block_on(f())
+        })
+        .expect("valid settings")
+}

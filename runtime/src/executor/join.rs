@@ -22,6 +22,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use super::id::Id;
+
 /// What a [`JoinHandle`] asks of its task.
 pub(crate) trait Join<T>: Send + Sync {
     /// Takes the output if it is there; otherwise keeps `cx`'s waker.
@@ -38,6 +40,9 @@ pub(crate) trait Join<T>: Send + Sync {
 
     /// The same task, for an [`AbortHandle`] (which knows no output type).
     fn abort_handle(self: Arc<Self>) -> Arc<dyn Abort>;
+
+    /// The task's id.
+    fn id(&self) -> Id;
 }
 
 /// What an [`AbortHandle`] reaches of a task.
@@ -47,6 +52,9 @@ pub(crate) trait Abort: Send + Sync {
 
     /// Whether the task has finished.
     fn is_finished(&self) -> bool;
+
+    /// The task's id.
+    fn id(&self) -> Id;
 }
 
 /// Where a task's output waits for its [`JoinHandle`].
@@ -139,15 +147,26 @@ impl<T> JoinSlot<T> {
     }
 }
 
-/// A stand-alone slot (`spawn_blocking`): nothing to abort, and the
-/// output lives as long as the slot, as it did before tasks had their own.
-impl<T: Send + 'static> Join<T> for JoinSlot<T> {
+/// A `spawn_blocking` closure's side: a stand-alone slot and an id;
+/// nothing to abort, and the output lives as long as the slot.
+pub(crate) struct Blocking<T> {
+    slot: Arc<JoinSlot<T>>,
+    id: Id,
+}
+
+impl<T> Blocking<T> {
+    pub(crate) fn new(slot: Arc<JoinSlot<T>>, id: Id) -> Arc<Self> {
+        Arc::new(Blocking { slot, id })
+    }
+}
+
+impl<T: Send + 'static> Join<T> for Blocking<T> {
     fn poll_join(&self, cx: &mut Context<'_>) -> Poll<Result<T, JoinError>> {
-        JoinSlot::poll_join(self, cx)
+        self.slot.poll_join(cx)
     }
 
     fn is_finished(&self) -> bool {
-        JoinSlot::is_finished(self)
+        self.slot.is_finished()
     }
 
     fn abort(self: Arc<Self>) {}
@@ -157,13 +176,21 @@ impl<T: Send + 'static> Join<T> for JoinSlot<T> {
     fn abort_handle(self: Arc<Self>) -> Arc<dyn Abort> {
         self
     }
+
+    fn id(&self) -> Id {
+        self.id
+    }
 }
 
-impl<T: Send + 'static> Abort for JoinSlot<T> {
+impl<T: Send + 'static> Abort for Blocking<T> {
     fn abort(self: Arc<Self>) {}
 
     fn is_finished(&self) -> bool {
-        JoinSlot::is_finished(self)
+        self.slot.is_finished()
+    }
+
+    fn id(&self) -> Id {
+        self.id
     }
 }
 
@@ -256,6 +283,11 @@ impl<T> JoinHandle<T> {
     pub fn abort_handle(&self) -> AbortHandle {
         AbortHandle { raw: self.raw.clone().abort_handle() }
     }
+
+    /// Returns the task's id, the one [`id`](super::id) returns inside it.
+    pub fn id(&self) -> Id {
+        self.raw.id()
+    }
 }
 
 /// Aborts a task without joining it (see [`JoinHandle::abort_handle`]);
@@ -275,11 +307,19 @@ impl AbortHandle {
     pub fn is_finished(&self) -> bool {
         self.raw.is_finished()
     }
+
+    /// Returns the task's id.
+    pub fn id(&self) -> Id {
+        self.raw.id()
+    }
 }
 
 impl fmt::Debug for AbortHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AbortHandle").field("finished", &self.is_finished()).finish_non_exhaustive()
+        f.debug_struct("AbortHandle")
+            .field("id", &self.id())
+            .field("finished", &self.is_finished())
+            .finish_non_exhaustive()
     }
 }
 
@@ -306,7 +346,10 @@ impl<T> Drop for JoinHandle<T> {
 
 impl<T> fmt::Debug for JoinHandle<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JoinHandle").field("finished", &self.is_finished()).finish_non_exhaustive()
+        f.debug_struct("JoinHandle")
+            .field("id", &self.id())
+            .field("finished", &self.is_finished())
+            .finish_non_exhaustive()
     }
 }
 

@@ -35,6 +35,7 @@
 //!   down; every [`JoinHandle`] therefore resolves, or its runtime is alive.
 
 mod current;
+mod id;
 mod join;
 mod multi;
 mod owned;
@@ -53,10 +54,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+pub use id::{id, try_id, Id};
 pub use join::{AbortHandle, JoinError, JoinHandle};
 pub use runtime::{Handle, Runtime, TryCurrentError};
 
-use join::JoinSlot;
+use join::{Blocking, JoinSlot};
 
 /// Which kind of runtime a [`Builder`] makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +75,8 @@ pub struct Builder {
     worker_threads: Option<usize>,
     thread_name: String,
     thread_stack_size: Option<usize>,
+    /// `None`: no limit inside an exploration.
+    polls_at_once: Option<usize>,
 }
 
 impl Builder {
@@ -83,6 +87,7 @@ impl Builder {
             worker_threads: None,
             thread_name: "samaritan-worker".into(),
             thread_stack_size: None,
+            polls_at_once: None,
         }
     }
 
@@ -112,13 +117,40 @@ impl Builder {
         self
     }
 
+    /// Inside an exploration, lets at most `n` of the runtime's tasks (its
+    /// `block_on` future included) be inside a poll at once, as `n` worker
+    /// threads would: with `n = 1` a poll runs to its end before another
+    /// task's begins, which is what a current-thread runtime does, so the
+    /// explorer interleaves tasks only where `poll` returns (and with
+    /// threads, `spawn_blocking`'s included). By default there is no
+    /// limit: every task is an actor whose steps interleave with every
+    /// other's, which covers a runtime of any size. Outside an exploration
+    /// it changes nothing; zero makes [`Builder::build`] fail.
+    ///
+    /// ```
+    /// # extern crate samaritan_runtime as samaritan;
+    /// use samaritan::executor::Builder;
+    ///
+    /// let rt = Builder::current_thread().polls_at_once(1).build().unwrap();
+    /// assert_eq!(rt.block_on(async { 6 * 7 }), 42);
+    /// assert!(Builder::current_thread().polls_at_once(0).build().is_err());
+    /// ```
+    pub fn polls_at_once(&mut self, n: usize) -> &mut Builder {
+        self.polls_at_once = Some(n);
+        self
+    }
+
     /// Builds the runtime, starting its workers.
     ///
-    /// Fails with [`io::ErrorKind::InvalidInput`] for zero worker threads,
-    /// or with the OS error if a worker thread cannot be started.
+    /// Fails with [`io::ErrorKind::InvalidInput`] for zero worker threads
+    /// or zero [`polls_at_once`](Builder::polls_at_once), or with the OS
+    /// error if a worker thread cannot be started.
     pub fn build(&mut self) -> io::Result<Runtime> {
+        if self.polls_at_once == Some(0) {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "polls_at_once must be at least 1"));
+        }
         match self.kind {
-            Kind::CurrentThread => Ok(current::build()),
+            Kind::CurrentThread => Ok(self.simulated(current::build())),
             Kind::MultiThread => {
                 let n = match self.worker_threads {
                     Some(0) => {
@@ -130,11 +162,20 @@ impl Builder {
                 // Inside an exploration tasks are actors: no worker threads.
                 #[cfg(feature = "sim")]
                 if samaritan_sim::rt::active() {
-                    return Ok(current::build());
+                    return Ok(self.simulated(current::build()));
                 }
                 multi::build(n, &self.thread_name, self.thread_stack_size)
             }
         }
+    }
+
+    /// Applies the settings that matter inside an exploration to `rt`.
+    fn simulated(&self, rt: Runtime) -> Runtime {
+        #[cfg(feature = "sim")]
+        if let Some(n) = self.polls_at_once {
+            rt.handle().shared.sim.limit_polls(n);
+        }
+        rt
     }
 }
 
@@ -212,6 +253,7 @@ where
     }
     let slot = JoinSlot::new();
     let out = slot.clone();
+    let id = Id::next();
     let result = crate::concurrency::thread::Builder::new().name("samaritan-blocking".into()).spawn(move || {
         let _enter = handle.as_ref().map(Handle::enter);
         let result = catch_unwind(AssertUnwindSafe(f)).map_err(JoinError::panic);
@@ -220,7 +262,7 @@ where
     if let Err(e) = result {
         panic!("failed to start a blocking thread: {e}");
     }
-    JoinHandle::new(slot)
+    JoinHandle::new(Blocking::new(slot, id))
 }
 
 /// Yields to the scheduler once: the task is queued again, behind every

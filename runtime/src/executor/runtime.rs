@@ -41,6 +41,8 @@ pub(crate) struct Shared {
     pub(crate) flavor: Flavor,
     /// Live (unfinished) tasks; closed by shutdown.
     owned: OwnedTasks,
+    /// Counts the runtime's spawns (the simulated tasks' ids; production's
+    /// are process-wide: `id.rs`).
     pub(crate) next_id: AtomicU64,
     /// Set once by shutdown; never cleared.
     shutdown: AtomicBool,

@@ -11,7 +11,12 @@
 //! - Polls and wakes are visible operations: before each poll the task
 //!   announces [`Op::Poll`] on its `Task` object, enabled only once the task
 //!   was woken (the first poll at once); a waker announces [`Op::Wake`] and
-//!   then marks the task woken. A future that returns `Pending` without
+//!   then marks the task woken.
+//! - A runtime built with `Builder::polls_at_once(n)` has `n` [`Workers`]:
+//!   a poll's step also takes one, and an [`Op::Yield`] on them gives it
+//!   back when `poll` returns (or once an aborted task's future is
+//!   dropped), so at most `n` polls overlap; with one, a poll runs to its
+//!   end before another task's begins. A future that returns `Pending` without
 //!   arranging a wake (a lost wakeup) leaves its task disabled forever, which
 //!   the engine reports as a deadlock of the task blocked in `poll`, at the
 //!   location of the task's last visible operation before it returned
@@ -29,22 +34,30 @@
 //!   their futures are dropped by their own actors, after the drop returned
 //!   (production drops them during it).
 //!
-//! Invariant: one actor runs at a time, so the flags are Relaxed atomics
-//! and the std locks inside the join slot are never contended.
+//! - A waker called by a thread outside the model (a `std::thread`)
+//!   announces nothing and only marks the task woken (Release, read with
+//!   Acquire by the poll's condition); the engine waits a while for such
+//!   a wake before it calls a task that nothing in the model can wake a
+//!   deadlock (`samaritan_sim`'s `outside` module).
+//!
+//! Invariant: one actor runs at a time, so the other flags are Relaxed
+//! atomics and the std locks inside the join slot are contended only by
+//! threads outside the model.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe, Location};
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
 use samaritan_sim::rt::{self, ObjectSlot};
 use samaritan_sim::{ObjectId, Op};
 
-use super::join::{Abort, Join, JoinError, JoinHandle, JoinSlot, Wrapped};
+use super::id::Id;
+use super::join::{Abort, Blocking, Join, JoinError, JoinHandle, JoinSlot, Wrapped};
 use super::runtime::{Handle, Shared};
 
 /// The engine-side state of one simulated task (or `block_on` call).
@@ -59,16 +72,19 @@ struct SimTask {
     timer_wakers: Mutex<Vec<Waker>>,
     /// Set by abort and shutdown: the next poll drops the future instead.
     aborted: AtomicBool,
+    /// The task's id; `None` for a `block_on` future, which is no task.
+    id: Option<Id>,
 }
 
 impl SimTask {
-    fn new() -> Arc<SimTask> {
+    fn new(id: Option<Id>) -> Arc<SimTask> {
         // The first poll is enabled at once.
         Arc::new(SimTask {
             slot: ObjectSlot::new(),
             woken: AtomicBool::new(true),
             timer_wakers: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
+            id,
         })
     }
 
@@ -100,34 +116,123 @@ impl Wake for SimTask {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.announce_wake();
-        self.woken.store(true, Ordering::Relaxed);
+        // Release: a wake from a thread outside the model (no step) hands
+        // over what that thread did before it to the poll it enables.
+        self.woken.store(true, Ordering::Release);
     }
 }
 
-/// The simulated tasks of one runtime that have not finished, by id.
+/// The simulated tasks of one runtime that have not finished, by id, and
+/// how many of them may be inside a poll at once.
 #[derive(Default)]
 pub(crate) struct Registry {
     live: Mutex<HashMap<u64, Arc<SimTask>>>,
+    /// `None`: no limit, every task's steps interleave with every other's.
+    workers: Mutex<Option<Arc<Workers>>>,
+    /// Counts the runtime's `spawn_blocking` closures, for their ids.
+    blocking: AtomicU64,
 }
 
 impl Registry {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<SimTask>>> {
         crate::lock(&self.live)
     }
+
+    /// Lets at most `n` tasks (and `block_on` futures) of the runtime be
+    /// inside a poll at once (`Builder::polls_at_once`).
+    pub(crate) fn limit_polls(&self, n: usize) {
+        let workers = Workers { slot: ObjectSlot::new(), free: AtomicUsize::new(n), one: n == 1 };
+        *crate::lock(&self.workers) = Some(Arc::new(workers));
+    }
+
+    fn workers(&self) -> Option<Arc<Workers>> {
+        crate::lock(&self.workers).clone()
+    }
+}
+
+/// The worker threads a runtime polls its tasks on, `n` of them: a poll
+/// takes one in its `Op::Poll` step, enabled once the task was woken and
+/// while a worker is free, and gives it back when `poll` returns in an
+/// `Op::Yield` step that names the workers as the object it changes (the
+/// task hands the thread back to the scheduler: switching to another task
+/// there is no preemption, as at every yield). So at most `n` polls overlap and, with one worker, a
+/// poll runs to its end before another task's begins (a current-thread
+/// runtime), interleaving only with threads. The poll names the workers'
+/// object as the second one it changes, so that the reductions see what
+/// enables or disables it: a wake of its task, or a worker taken or given
+/// back. With one worker the hand-over also orders the polls for the race
+/// detector (one OS thread runs them all); with more it does not, since
+/// two workers run on two threads.
+struct Workers {
+    slot: ObjectSlot,
+    free: AtomicUsize,
+    one: bool,
+}
+
+impl Workers {
+    fn object(&self) -> ObjectId {
+        self.slot.id("Worker").0
+    }
+
+    /// The `Op::Poll` step of `task`, taking a worker.
+    fn poll(self: &Arc<Self>, task: &SimTask, location: &'static Location<'static>) -> OnWorker {
+        let object = self.object();
+        rt::step_with_when(Op::Poll, Some(task.object()), object, location, &|| {
+            task.woken.load(Ordering::Acquire) && self.free.load(Ordering::Relaxed) > 0
+        });
+        self.free.fetch_sub(1, Ordering::Relaxed);
+        if self.one {
+            rt::acquired(object);
+        }
+        OnWorker { workers: self.clone() }
+    }
+}
+
+/// A worker taken by [`Workers::poll`]; dropping it gives it back.
+struct OnWorker {
+    workers: Arc<Workers>,
+}
+
+impl Drop for OnWorker {
+    fn drop(&mut self) {
+        // Not while the execution unwinds away (its actors are abandoned).
+        if rt::active() {
+            let object = self.workers.object();
+            let location = rt::last_location().unwrap_or(Location::caller());
+            // A yield (the task gives the thread back to the scheduler, so
+            // a switch here is no preemption) that changes the workers.
+            rt::step_with(Op::Yield, Some(object), object, location);
+            if self.workers.one {
+                rt::released(object);
+            }
+        }
+        self.workers.free.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// Polls `future` each time `task` is woken until it is ready; `None` if
 /// the task was aborted first. `location` names the first poll; each later
 /// one is named by the task's last visible operation before `Pending`.
+///
+/// With `workers`, each poll runs on a worker its step takes (see
+/// [`Workers`]); an aborted task's future is dropped on one too, as the
+/// runtime's thread drops it.
 fn poll_loop<F: Future + ?Sized>(
     task: &Arc<SimTask>,
     mut future: Pin<&mut F>,
     mut location: &'static Location<'static>,
-) -> Option<F::Output> {
+    workers: Option<&Arc<Workers>>,
+) -> Polled<F::Output> {
     let waker = Waker::from(task.clone());
     let mut cx = Context::from_waker(&waker);
     loop {
-        rt::step_when(Op::Poll, Some(task.object()), location, &|| task.woken.load(Ordering::Relaxed));
+        let worker = match workers {
+            Some(w) => Some(w.poll(task, location)),
+            None => {
+                rt::step_when(Op::Poll, Some(task.object()), location, &|| task.woken.load(Ordering::Acquire));
+                None
+            }
+        };
         task.woken.store(false, Ordering::Relaxed);
         // Wakers of fired timers other than the task's own (a combinator's
         // child wakers) learn now that their timer is due.
@@ -136,17 +241,26 @@ fn poll_loop<F: Future + ?Sized>(
             w.wake();
         }
         if task.aborted.load(Ordering::Relaxed) {
-            return None;
+            return Polled::Aborted(worker);
         }
         // Timers armed during the poll wake this task (see `timer_wake`).
         let previous = with_task(|t| t.borrow_mut().replace(task.clone()));
         let polled = future.as_mut().poll(&mut cx);
         with_task(|t| *t.borrow_mut() = previous);
+        drop(worker);
         if let Poll::Ready(output) = polled {
-            return Some(output);
+            return Polled::Ready(output);
         }
         location = rt::last_location().unwrap_or(location);
     }
+}
+
+/// How [`poll_loop`] ended.
+enum Polled<T> {
+    Ready(T),
+    /// Aborted before a poll; holding the worker the future is to be
+    /// dropped on, if the runtime limits its polls.
+    Aborted(Option<OnWorker>),
 }
 
 /// Spawns `future` as an actor on `handle`'s runtime.
@@ -168,8 +282,9 @@ where
         slot.complete(Err(JoinError::cancelled()));
         return join;
     }
-    let task = SimTask::new();
+    let task = SimTask::new(Some(Id::from_count(id)));
     shared.sim.lock().insert(id, task.clone());
+    let workers = shared.sim.workers();
     let wrapped = Wrapped::new(future, slot);
     let handle = handle.clone();
     let body = move || {
@@ -177,8 +292,12 @@ where
         let mut future = Box::pin(wrapped);
         // `Wrapped` stores the output (or the caught panic) when ready;
         // dropped unfinished (aborted), it stores `Cancelled`.
-        let _ = poll_loop(&task, future.as_mut(), location);
+        let polled = poll_loop(&task, future.as_mut(), location, workers.as_ref());
         drop(future);
+        // An aborted future was dropped on its worker; now give it back.
+        if let Polled::Aborted(worker) = polled {
+            drop(worker);
+        }
         handle.shared.sim.lock().remove(&id);
     };
     // A task's stack is the exploration's default: one that cannot be had
@@ -193,9 +312,12 @@ where
 /// Runs `future` to completion on the calling actor, with `handle` current.
 pub(crate) fn block_on<F: Future>(handle: &Handle, future: F, location: &'static Location<'static>) -> F::Output {
     let _enter = enter(handle);
-    let task = SimTask::new();
+    let task = SimTask::new(None);
     let future = pin!(future);
-    poll_loop(&task, future, location).expect("a block_on task is never aborted")
+    match poll_loop(&task, future, location, handle.shared.sim.workers().as_ref()) {
+        Polled::Ready(output) => output,
+        Polled::Aborted(_) => unreachable!("a block_on task is never aborted"),
+    }
 }
 
 /// Runs `f` on an actor of its own (a simulated thread).
@@ -206,6 +328,12 @@ where
 {
     let slot = JoinSlot::new();
     let out = slot.clone();
+    // Numbered apart from the runtime's tasks (whose count names their
+    // actors, which a blocking closure must not shift), from 2^32 on.
+    let id = match &handle {
+        Some(h) => Id::from_count((1 << 32) + h.shared.sim.blocking.fetch_add(1, Ordering::Relaxed)),
+        None => Id::next(),
+    };
     let body = move || {
         let _enter = handle.as_ref().map(enter);
         out.complete(catch_unwind(AssertUnwindSafe(f)).map_err(JoinError::panic));
@@ -214,7 +342,7 @@ where
     if let Err(e) = rt::spawn(None, None, location, Box::new(body)) {
         panic!("failed to start a blocking thread: {e}");
     }
-    JoinHandle::new(slot)
+    JoinHandle::new(Blocking::new(slot, id))
 }
 
 /// The join side of a simulated task: the production slot its `Wrapped`
@@ -252,6 +380,10 @@ impl<T: Send + 'static> Join<T> for SimJoin<T> {
     fn abort_handle(self: Arc<Self>) -> Arc<dyn Abort> {
         self
     }
+
+    fn id(&self) -> Id {
+        Id::from_count(self.id)
+    }
 }
 
 impl<T: Send + 'static> Abort for SimJoin<T> {
@@ -261,6 +393,10 @@ impl<T: Send + 'static> Abort for SimJoin<T> {
 
     fn is_finished(&self) -> bool {
         Join::is_finished(self)
+    }
+
+    fn id(&self) -> Id {
+        Join::id(self)
     }
 }
 
@@ -303,6 +439,11 @@ static TASK_KEY: u8 = 1;
 
 fn with_task<R>(f: impl FnOnce(&RefCell<Option<Arc<SimTask>>>) -> R) -> R {
     rt::with_local(&TASK_KEY as *const u8 as usize, || RefCell::new(None), f)
+}
+
+/// Returns the id of the task the running actor is polling, if any.
+pub(crate) fn current_id() -> Option<Id> {
+    with_task(|t| t.borrow().as_ref().and_then(|t| t.id))
 }
 
 /// Returns what a timer armed now should do when the engine fires it

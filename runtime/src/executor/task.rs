@@ -47,6 +47,7 @@ use std::pin::Pin;
 use std::sync::atomic::AtomicUsize;
 use std::task::{Context, Poll, Wake, Waker};
 
+use super::id::{self, Id};
 use super::join::{Abort, Join, JoinError, JoinSlot};
 use super::runtime::Shared;
 
@@ -80,6 +81,8 @@ pub(crate) trait Run: Send + Sync {
 pub(crate) struct Header {
     /// Counts the runtime's spawns; picks the registry shard.
     pub(crate) id: u64,
+    /// The task's id, process-wide as tokio's (`id.rs`).
+    task_id: Id,
     /// One of `IDLE`, `SCHEDULED`, `RUNNING`, `NOTIFIED`, `DONE`, the
     /// middle two possibly with `CANCEL`.
     state: AtomicU8,
@@ -123,6 +126,7 @@ where
         Arc::new(TaskCell {
             header: Header {
                 id,
+                task_id: Id::next(),
                 state: AtomicU8::new(SCHEDULED),
                 aborted: AtomicBool::new(false),
                 shared,
@@ -145,6 +149,7 @@ where
             // SAFETY: the future lives in the `Arc` allocation and is never
             // moved out of it; it is dropped in place (`finish`).
             let future = unsafe { Pin::new_unchecked(future) };
+            let _current = id::enter(self.header.task_id);
             match catch_unwind(AssertUnwindSafe(|| future.poll(&mut cx))) {
                 Ok(Poll::Pending) => None,
                 Ok(Poll::Ready(output)) => Some(Ok(output)),
@@ -306,6 +311,10 @@ where
     fn abort_handle(self: Arc<Self>) -> Arc<dyn Abort> {
         self
     }
+
+    fn id(&self) -> Id {
+        self.header.task_id
+    }
 }
 
 impl<F> Abort for TaskCell<F>
@@ -319,5 +328,9 @@ where
 
     fn is_finished(&self) -> bool {
         Join::is_finished(self)
+    }
+
+    fn id(&self) -> Id {
+        Join::id(self)
     }
 }

@@ -7,8 +7,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use super::Id;
+
 /// An owned permission to await a task's output; same API as
-/// [`tokio::task::JoinHandle`] (without `id`).
+/// [`tokio::task::JoinHandle`].
 /// Dropping it detaches the task.
 pub struct JoinHandle<T>(Handle<T>);
 
@@ -51,10 +53,18 @@ impl<T> JoinHandle<T> {
             Handle::Tokio(h) => AbortHandle(Abort::Tokio(h.abort_handle())),
         }
     }
+
+    /// Returns the task's id, the one [`id`](super::id) returns inside it.
+    pub fn id(&self) -> Id {
+        match &self.0 {
+            Handle::Sim(h) => Id::sim(h.id()),
+            Handle::Tokio(h) => Id::tokio(h.id()),
+        }
+    }
 }
 
 /// Aborts a task without owning its output; same API as
-/// [`tokio::task::AbortHandle`] for `abort` and `is_finished`.
+/// [`tokio::task::AbortHandle`] for `abort`, `is_finished` and `id`.
 #[derive(Clone)]
 pub struct AbortHandle(Abort);
 
@@ -85,11 +95,22 @@ impl AbortHandle {
             Abort::Tokio(h) => h.is_finished(),
         }
     }
+
+    /// Returns the task's id.
+    pub fn id(&self) -> Id {
+        match &self.0 {
+            Abort::Sim(h) => Id::sim(h.id()),
+            Abort::Tokio(h) => Id::tokio(h.id()),
+        }
+    }
 }
 
 impl fmt::Debug for AbortHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AbortHandle").field("finished", &self.is_finished()).finish_non_exhaustive()
+        f.debug_struct("AbortHandle")
+            .field("id", &self.id())
+            .field("finished", &self.is_finished())
+            .finish_non_exhaustive()
     }
 }
 
@@ -100,7 +121,10 @@ impl<T> Future for JoinHandle<T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match &mut self.0 {
-            Handle::Sim(h) => Pin::new(h).poll(cx).map_err(|e| JoinError(Error::Sim(e))),
+            Handle::Sim(h) => {
+                let id = h.id();
+                Pin::new(h).poll(cx).map_err(|e| JoinError(Error::Sim(e, id)))
+            }
             Handle::Tokio(h) => Pin::new(h).poll(cx).map_err(JoinError::from_tokio),
         }
     }
@@ -112,17 +136,18 @@ impl<T> fmt::Debug for JoinHandle<T> {
             Handle::Sim(_) => "samaritan",
             Handle::Tokio(_) => "tokio",
         };
-        f.debug_struct("JoinHandle").field("executor", &executor).finish_non_exhaustive()
+        f.debug_struct("JoinHandle").field("id", &self.id()).field("executor", &executor).finish_non_exhaustive()
     }
 }
 
 /// Why a task gave no output: it panicked or was cancelled; same API as
-/// [`tokio::task::JoinError`] (without `id`).
+/// [`tokio::task::JoinError`].
 pub struct JoinError(Error);
 
-/// The error of the executor that ran the task.
+/// The error of the executor that ran the task (and, for samaritan's, the
+/// task's id, which its error does not carry).
 enum Error {
-    Sim(samaritan::executor::JoinError),
+    Sim(samaritan::executor::JoinError, samaritan::executor::Id),
     Tokio(tokio::task::JoinError),
 }
 
@@ -134,7 +159,7 @@ impl JoinError {
     /// Returns `true` if the task was cancelled.
     pub fn is_cancelled(&self) -> bool {
         match &self.0 {
-            Error::Sim(e) => e.is_cancelled(),
+            Error::Sim(e, _) => e.is_cancelled(),
             Error::Tokio(e) => e.is_cancelled(),
         }
     }
@@ -142,7 +167,7 @@ impl JoinError {
     /// Returns `true` if the task panicked.
     pub fn is_panic(&self) -> bool {
         match &self.0 {
-            Error::Sim(e) => e.is_panic(),
+            Error::Sim(e, _) => e.is_panic(),
             Error::Tokio(e) => e.is_panic(),
         }
     }
@@ -155,8 +180,16 @@ impl JoinError {
     #[track_caller]
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
         match self.0 {
-            Error::Sim(e) => e.into_panic(),
+            Error::Sim(e, _) => e.into_panic(),
             Error::Tokio(e) => e.into_panic(),
+        }
+    }
+
+    /// Returns the id of the task that gave this error.
+    pub fn id(&self) -> Id {
+        match &self.0 {
+            Error::Sim(_, id) => Id::sim(*id),
+            Error::Tokio(e) => Id::tokio(e.id()),
         }
     }
 
@@ -164,7 +197,7 @@ impl JoinError {
     /// cancelled.
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
         match self.0 {
-            Error::Sim(e) => e.try_into_panic().map_err(|e| JoinError(Error::Sim(e))),
+            Error::Sim(e, id) => e.try_into_panic().map_err(|e| JoinError(Error::Sim(e, id))),
             Error::Tokio(e) => e.try_into_panic().map_err(|e| JoinError(Error::Tokio(e))),
         }
     }
@@ -173,7 +206,7 @@ impl JoinError {
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Error::Sim(e) => e.fmt(f),
+            Error::Sim(e, _) => e.fmt(f),
             Error::Tokio(e) => e.fmt(f),
         }
     }
@@ -182,7 +215,7 @@ impl fmt::Display for JoinError {
 impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Error::Sim(e) => e.fmt(f),
+            Error::Sim(e, _) => e.fmt(f),
             Error::Tokio(e) => e.fmt(f),
         }
     }

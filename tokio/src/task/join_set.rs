@@ -7,12 +7,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use super::{AbortHandle, JoinError, JoinHandle};
+use super::{AbortHandle, Id, JoinError, JoinHandle};
 use crate::exploring;
 
 /// A collection of tasks; same API as [`tokio::task::JoinSet`] for `new`,
-/// `spawn`, `join_next`, `try_join_next`, `poll_join_next`, `join_all`,
-/// `abort_all`, `shutdown`, `detach_all`, `len` and `is_empty`.
+/// `spawn`, `spawn_blocking`, `join_next`, `try_join_next`,
+/// `poll_join_next` (each also `_with_id`), `join_all`, `abort_all`,
+/// `shutdown`, `detach_all`, `len` and `is_empty`; not mapped: the
+/// `_on` and `_local` spawns, which take tokio's runtime handle or
+/// `LocalSet`.
 ///
 /// A set made inside an exploration holds samaritan tasks and returns
 /// them in the order they finished, as tokio's does: each task takes a
@@ -57,6 +60,18 @@ impl Drop for TakeTicket {
 }
 
 impl<T> Sim<T> {
+    /// Polls task `i`, removing it from the set if it is done.
+    fn poll_task(&mut self, i: usize, cx: &mut Context<'_>) -> Option<Result<(Id, T), JoinError>> {
+        let id = self.tasks[i].handle.id();
+        match Pin::new(&mut self.tasks[i].handle).poll(cx) {
+            Poll::Ready(out) => {
+                self.tasks.remove(i);
+                Some(out.map(|v| (id, v)))
+            }
+            Poll::Pending => None,
+        }
+    }
+
     /// The index of the finished task that finished first, if any.
     fn first_finished(&self) -> Option<usize> {
         (0..self.tasks.len())
@@ -131,32 +146,68 @@ impl<T: 'static> JoinSet<T> {
         }
     }
 
+    /// Spawns the blocking closure `f` into the set, on a thread of its
+    /// own (a simulated one inside an exploration); returns a handle whose
+    /// `abort` does nothing once `f` runs, as tokio's.
+    #[track_caller]
+    pub fn spawn_blocking<F>(&mut self, f: F) -> AbortHandle
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send,
+    {
+        match &mut self.0 {
+            Set::Sim(s) => {
+                let ticket = Arc::new(AtomicU64::new(u64::MAX));
+                let take = TakeTicket { mine: ticket.clone(), tickets: s.tickets.clone() };
+                let handle = JoinHandle::sim(samaritan::executor::spawn_blocking(move || {
+                    let _take = take;
+                    f()
+                }));
+                let abort = handle.abort_handle();
+                s.tasks.push(Task { handle, ticket });
+                abort
+            }
+            Set::Tokio(s) => AbortHandle::tokio(s.spawn_blocking(f)),
+        }
+    }
+
     /// Waits for a task to finish and returns its output; `None` once the
     /// set is empty.
     pub async fn join_next(&mut self) -> Option<Result<T, JoinError>> {
         poll_fn(|cx| self.poll_join_next(cx)).await
     }
 
+    /// Waits for a task to finish and returns its id and output; `None`
+    /// once the set is empty.
+    pub async fn join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        poll_fn(|cx| self.poll_join_next_with_id(cx)).await
+    }
+
     /// Returns a finished task's output, if one has finished.
     pub fn try_join_next(&mut self) -> Option<Result<T, JoinError>> {
+        self.try_join_next_with_id().map(|r| r.map(|(_, v)| v))
+    }
+
+    /// Returns a finished task's id and output, if one has finished.
+    pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
         match &mut self.0 {
             Set::Sim(s) => {
                 let i = s.first_finished()?;
                 let waker = std::task::Waker::from(Arc::new(Noop));
-                match Pin::new(&mut s.tasks[i].handle).poll(&mut Context::from_waker(&waker)) {
-                    Poll::Ready(out) => {
-                        s.tasks.remove(i);
-                        Some(out)
-                    }
-                    Poll::Pending => None,
-                }
+                s.poll_task(i, &mut Context::from_waker(&waker))
             }
-            Set::Tokio(s) => s.try_join_next().map(|r| r.map_err(JoinError::from_tokio)),
+            Set::Tokio(s) => s.try_join_next_with_id().map(from_tokio),
         }
     }
 
     /// Polls for a finished task; `Ready(None)` when the set is empty.
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
+        self.poll_join_next_with_id(cx).map(|o| o.map(|r| r.map(|(_, v)| v)))
+    }
+
+    /// Polls for a finished task, with its id; `Ready(None)` when the set
+    /// is empty.
+    pub fn poll_join_next_with_id(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<(Id, T), JoinError>>> {
         match &mut self.0 {
             Set::Sim(s) => {
                 if s.tasks.is_empty() {
@@ -166,14 +217,13 @@ impl<T: 'static> JoinSet<T> {
                 // `cx`'s waker unless it is ready.
                 let order = s.first_finished().into_iter().chain(0..s.tasks.len());
                 for i in order {
-                    if let Poll::Ready(out) = Pin::new(&mut s.tasks[i].handle).poll(cx) {
-                        s.tasks.remove(i);
+                    if let Some(out) = s.poll_task(i, cx) {
                         return Poll::Ready(Some(out));
                     }
                 }
                 Poll::Pending
             }
-            Set::Tokio(s) => s.poll_join_next(cx).map(|o| o.map(|r| r.map_err(JoinError::from_tokio))),
+            Set::Tokio(s) => s.poll_join_next_with_id(cx).map(|o| o.map(from_tokio)),
         }
     }
 
@@ -220,6 +270,11 @@ impl<T> fmt::Debug for JoinSet<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JoinSet").field("len", &self.len()).finish()
     }
+}
+
+/// A tokio task's id and output, or its error, as this crate's.
+fn from_tokio<T>(r: Result<(tokio::task::Id, T), tokio::task::JoinError>) -> Result<(Id, T), JoinError> {
+    r.map(|(id, v)| (Id::tokio(id), v)).map_err(JoinError::from_tokio)
 }
 
 /// A waker that does nothing: a finished task's handle is ready at once.

@@ -1,5 +1,6 @@
 //! tokio's `task` module; under `sim`, [`spawn`], [`spawn_blocking`],
-//! [`yield_now`], [`JoinHandle`], [`AbortHandle`], [`JoinError`] and [`JoinSet`] are
+//! [`yield_now`], [`JoinHandle`], [`AbortHandle`], [`JoinError`], [`JoinSet`],
+//! [`Id`], [`id`] and [`try_id`] are
 //! samaritan's inside an exploration and tokio's outside one.
 //!
 //! The choice is made when the task is spawned (or the set created): a
@@ -8,6 +9,7 @@
 //! Everything else (`LocalSet`, `spawn_local`, `block_in_place`,
 //! task-locals, ...) is tokio's and not simulated.
 
+mod id;
 mod join;
 mod join_set;
 
@@ -15,6 +17,7 @@ use std::future::Future;
 
 pub use tokio::task::*;
 
+pub use id::{id, try_id, Id};
 pub use join::{AbortHandle, JoinError, JoinHandle};
 pub use join_set::JoinSet;
 
