@@ -15,7 +15,7 @@ use proc_macro::TokenStream;
 use proc_macro2::Span;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{ItemFn, Safety};
+use syn::ItemFn;
 
 /// Declares a test whose body samaritan explores under the `sim` feature.
 ///
@@ -138,7 +138,7 @@ fn generate(
         let message = format!("remove `#[test]`: `{attribute}` declares the test already");
         return Err(syn::Error::new_spanned(attr, message));
     }
-    if let Safety::Unsafe(token) = &sig.safety {
+    if let Some(token) = &sig.unsafety {
         return Err(syn::Error::new(token.span(), "a test cannot be an `unsafe fn`"));
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
