@@ -6,6 +6,8 @@ use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 
 pub use samaritan;
+/// tokio itself, for the tests that compare this crate's types with its.
+pub use tokio;
 
 /// Runs a `#[tokio::test]` body on a runtime of samaritan's executor that
 /// lets `polls_at_once` tasks be inside a poll at once (`None`: no limit).

@@ -200,12 +200,17 @@ async fn joined() -> Result<u32, Box<dyn std::error::Error + Send + Sync>> {
 async fn join_and_try_acquire_errors_have_tokios_signatures() {
     assert_eq!(joined().await.unwrap(), 7);
     let handle = tokio::spawn(std::future::pending::<()>());
+    let id = handle.id();
     handle.abort();
     let err = handle.await.unwrap_err();
     assert!(err.is_cancelled());
-    // tokio says "task <id> was cancelled"; samaritan has no task ids.
-    let message = into_boxed(err).to_string();
-    assert!(message.starts_with("task ") && message.ends_with(" was cancelled"), "{message}");
+    assert_eq!(format!("{err:?}"), format!("JoinError::Cancelled({id:?})"));
+    assert_eq!(into_boxed(err).to_string(), format!("task {id} was cancelled"));
+    let panicking = tokio::spawn(async { panic!("boom") });
+    let id = panicking.id();
+    let err = panicking.await.unwrap_err();
+    assert_eq!(format!("{err:?}"), format!("JoinError::Panic({id:?}, \"boom\", ...)"));
+    assert_eq!(err.to_string(), format!("task {id} panicked with message \"boom\""));
 
     // `TryAcquireError` is exhaustive, as tokio's: two arms, no wildcard.
     fn why(result: Result<tokio::sync::SemaphorePermit<'_>, tokio::sync::TryAcquireError>) -> &'static str {

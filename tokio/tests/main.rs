@@ -21,4 +21,6 @@ mod programs;
 #[cfg(feature = "sim")]
 mod support;
 #[cfg(feature = "sim")]
+mod traits;
+#[cfg(feature = "sim")]
 mod ui;

@@ -11,16 +11,16 @@
 //! - Polls and wakes are visible operations: before each poll the task
 //!   announces [`Op::Poll`] on its `Task` object, enabled only once the task
 //!   was woken (the first poll at once); a waker announces [`Op::Wake`] and
-//!   then marks the task woken.
-//! - A runtime built with `Builder::polls_at_once(n)` has `n` [`Workers`]:
-//!   a poll's step also takes one, and an [`Op::Yield`] on them gives it
-//!   back when `poll` returns (or once an aborted task's future is
-//!   dropped), so at most `n` polls overlap; with one, a poll runs to its
-//!   end before another task's begins. A future that returns `Pending` without
+//!   then marks the task woken. A future that returns `Pending` without
 //!   arranging a wake (a lost wakeup) leaves its task disabled forever, which
 //!   the engine reports as a deadlock of the task blocked in `poll`, at the
 //!   location of the task's last visible operation before it returned
 //!   `Pending`.
+//! - A runtime built with `Builder::polls_at_once(n)` has `n` [`Workers`]:
+//!   a poll's step also takes one, and an [`Op::Yield`] on them gives it
+//!   back when `poll` returns (or once an aborted task's future is
+//!   dropped), so at most `n` polls overlap; with one, a poll runs to its
+//!   end before another task's begins.
 //! - The output travels through the production [`JoinSlot`]: the finishing
 //!   task stores it and wakes the joiner's waker (a visible wake when the
 //!   joiner is simulated). A panic in `poll` is caught into

@@ -1,51 +1,61 @@
-//! [`Id`], [`id`] and [`try_id`]: samaritan's task ids inside an
-//! exploration, tokio's outside.
+//! [`Id`], [`id`] and [`try_id`]: task ids for the tasks this crate
+//! spawns, on either executor.
+//!
+//! Inside an exploration a task's id is samaritan's (a runtime numbers its
+//! tasks from 1, the same in every execution). Outside one, [`spawn`] and
+//! [`spawn_blocking`] number the tokio tasks they start from a counter of
+//! this crate's and run each future inside a task-local holding its id.
+//! tokio's own ids are not used: the older tokio a lock file may pin has
+//! none (1.40), or none that order (1.45), and this crate builds on it.
+//!
+//! [`spawn`]: super::spawn
+//! [`spawn_blocking`]: super::spawn_blocking
 
 use std::fmt;
+use std::future::Future;
+use std::num::NonZeroU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::exploring;
 
 /// Identifies a task among those alive; same API as [`tokio::task::Id`]
-/// (`Clone`, `Copy`, `Eq`, `Ord`, `Hash`, `Debug`, `Display`).
-///
-/// Inside an exploration a runtime numbers its tasks from 1, so a task
-/// has the same id in every execution that spawns it in the same order.
+/// (`Clone`, `Copy`, `Eq`, `Ord`, `Hash`, `Debug` as `Id(5)`, `Display`
+/// as `5`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Id(Repr);
-
-/// Whose id it is.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Repr {
-    Sim(samaritan::executor::Id),
-    Tokio(tokio::task::Id),
-}
+pub struct Id(NonZeroU64);
 
 impl Id {
     pub(crate) fn sim(id: samaritan::executor::Id) -> Id {
-        Id(Repr::Sim(id))
+        Id(NonZeroU64::new(id.as_u64()).unwrap_or(NonZeroU64::MIN))
     }
 
-    pub(crate) fn tokio(id: tokio::task::Id) -> Id {
-        Id(Repr::Tokio(id))
+    /// A fresh id for a task spawned on tokio.
+    pub(crate) fn next_tokio() -> Id {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Id(NonZeroU64::new(NEXT.fetch_add(1, Ordering::Relaxed)).unwrap_or(NonZeroU64::MIN))
     }
 }
 
 impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Repr::Sim(id) => id.fmt(f),
-            Repr::Tokio(id) => id.fmt(f),
-        }
+        self.0.fmt(f)
     }
 }
 
 impl fmt::Debug for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Repr::Sim(id) => id.fmt(f),
-            Repr::Tokio(id) => id.fmt(f),
-        }
+        write!(f, "Id({})", self.0)
     }
+}
+
+tokio::task_local! {
+    /// The id of the tokio task being polled, when this crate spawned it.
+    static CURRENT: Id;
+}
+
+/// `future`, run with `id` as its task's id (a task spawned on tokio).
+pub(crate) fn scoped<F: Future>(id: Id, future: F) -> impl Future<Output = F::Output> {
+    CURRENT.scope(id, future)
 }
 
 /// Returns the id of the running task; same API as [`tokio::task::id`].
@@ -59,11 +69,13 @@ pub fn id() -> Id {
 }
 
 /// Returns the id of the running task, or `None` outside one; same API as
-/// [`tokio::task::try_id`].
+/// [`tokio::task::try_id`]. Outside an exploration, `None` also in a task
+/// spawned on tokio by code that calls tokio directly (not this crate's
+/// [`spawn`](super::spawn)).
 pub fn try_id() -> Option<Id> {
     if exploring() {
         samaritan::executor::try_id().map(Id::sim)
     } else {
-        tokio::task::try_id().map(Id::tokio)
+        CURRENT.try_with(|id| *id).ok()
     }
 }

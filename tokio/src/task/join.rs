@@ -4,7 +4,9 @@
 use std::any::Any;
 use std::fmt;
 use std::future::Future;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use super::Id;
@@ -17,7 +19,8 @@ pub struct JoinHandle<T>(Handle<T>);
 /// Which executor runs the task.
 enum Handle<T> {
     Sim(samaritan::executor::JoinHandle<T>),
-    Tokio(tokio::task::JoinHandle<T>),
+    /// A tokio task, with the id this crate gave it (`id.rs`).
+    Tokio(tokio::task::JoinHandle<T>, Id),
 }
 
 impl<T> JoinHandle<T> {
@@ -25,8 +28,8 @@ impl<T> JoinHandle<T> {
         JoinHandle(Handle::Sim(h))
     }
 
-    pub(crate) fn tokio(h: tokio::task::JoinHandle<T>) -> Self {
-        JoinHandle(Handle::Tokio(h))
+    pub(crate) fn tokio(h: tokio::task::JoinHandle<T>, id: Id) -> Self {
+        JoinHandle(Handle::Tokio(h, id))
     }
 
     /// Cancels the task: awaiting the handle then gives a cancelled
@@ -34,7 +37,7 @@ impl<T> JoinHandle<T> {
     pub fn abort(&self) {
         match &self.0 {
             Handle::Sim(h) => h.abort(),
-            Handle::Tokio(h) => h.abort(),
+            Handle::Tokio(h, _) => h.abort(),
         }
     }
 
@@ -42,7 +45,7 @@ impl<T> JoinHandle<T> {
     pub fn is_finished(&self) -> bool {
         match &self.0 {
             Handle::Sim(h) => h.is_finished(),
-            Handle::Tokio(h) => h.is_finished(),
+            Handle::Tokio(h, _) => h.is_finished(),
         }
     }
 
@@ -50,7 +53,7 @@ impl<T> JoinHandle<T> {
     pub fn abort_handle(&self) -> AbortHandle {
         match &self.0 {
             Handle::Sim(h) => AbortHandle(Abort::Sim(h.abort_handle())),
-            Handle::Tokio(h) => AbortHandle(Abort::Tokio(h.abort_handle())),
+            Handle::Tokio(h, id) => AbortHandle(Abort::Tokio(Arc::new(h.abort_handle()), *id)),
         }
     }
 
@@ -58,7 +61,7 @@ impl<T> JoinHandle<T> {
     pub fn id(&self) -> Id {
         match &self.0 {
             Handle::Sim(h) => Id::sim(h.id()),
-            Handle::Tokio(h) => Id::tokio(h.id()),
+            Handle::Tokio(_, id) => *id,
         }
     }
 }
@@ -72,19 +75,16 @@ pub struct AbortHandle(Abort);
 #[derive(Clone)]
 enum Abort {
     Sim(samaritan::executor::AbortHandle),
-    Tokio(tokio::task::AbortHandle),
+    /// Behind an `Arc`: tokio's is `Clone` only in later versions.
+    Tokio(Arc<tokio::task::AbortHandle>, Id),
 }
 
 impl AbortHandle {
-    pub(crate) fn tokio(h: tokio::task::AbortHandle) -> Self {
-        AbortHandle(Abort::Tokio(h))
-    }
-
     /// Aborts the task, as [`JoinHandle::abort`] does.
     pub fn abort(&self) {
         match &self.0 {
             Abort::Sim(h) => h.abort(),
-            Abort::Tokio(h) => h.abort(),
+            Abort::Tokio(h, _) => h.abort(),
         }
     }
 
@@ -92,7 +92,7 @@ impl AbortHandle {
     pub fn is_finished(&self) -> bool {
         match &self.0 {
             Abort::Sim(h) => h.is_finished(),
-            Abort::Tokio(h) => h.is_finished(),
+            Abort::Tokio(h, _) => h.is_finished(),
         }
     }
 
@@ -100,7 +100,7 @@ impl AbortHandle {
     pub fn id(&self) -> Id {
         match &self.0 {
             Abort::Sim(h) => Id::sim(h.id()),
-            Abort::Tokio(h) => Id::tokio(h.id()),
+            Abort::Tokio(_, id) => *id,
         }
     }
 }
@@ -116,6 +116,14 @@ impl fmt::Debug for AbortHandle {
 
 impl<T> Unpin for JoinHandle<T> {}
 
+// As tokio's: a handle (and an abort handle) holds no state that a panic
+// could leave half-changed for its owner to see; only the task's output,
+// which it hands over whole or not at all.
+impl<T> UnwindSafe for JoinHandle<T> {}
+impl<T> RefUnwindSafe for JoinHandle<T> {}
+impl UnwindSafe for AbortHandle {}
+impl RefUnwindSafe for AbortHandle {}
+
 impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
@@ -125,7 +133,10 @@ impl<T> Future for JoinHandle<T> {
                 let id = h.id();
                 Pin::new(h).poll(cx).map_err(|e| JoinError(Error::Sim(e, id)))
             }
-            Handle::Tokio(h) => Pin::new(h).poll(cx).map_err(JoinError::from_tokio),
+            Handle::Tokio(h, id) => {
+                let id = *id;
+                Pin::new(h).poll(cx).map_err(|e| JoinError(Error::Tokio(e, id)))
+            }
         }
     }
 }
@@ -134,7 +145,7 @@ impl<T> fmt::Debug for JoinHandle<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let executor = match &self.0 {
             Handle::Sim(_) => "samaritan",
-            Handle::Tokio(_) => "tokio",
+            Handle::Tokio(..) => "tokio",
         };
         f.debug_struct("JoinHandle").field("id", &self.id()).field("executor", &executor).finish_non_exhaustive()
     }
@@ -148,19 +159,15 @@ pub struct JoinError(Error);
 /// task's id, which its error does not carry).
 enum Error {
     Sim(samaritan::executor::JoinError, samaritan::executor::Id),
-    Tokio(tokio::task::JoinError),
+    Tokio(tokio::task::JoinError, Id),
 }
 
 impl JoinError {
-    pub(crate) fn from_tokio(e: tokio::task::JoinError) -> Self {
-        JoinError(Error::Tokio(e))
-    }
-
     /// Returns `true` if the task was cancelled.
     pub fn is_cancelled(&self) -> bool {
         match &self.0 {
             Error::Sim(e, _) => e.is_cancelled(),
-            Error::Tokio(e) => e.is_cancelled(),
+            Error::Tokio(e, _) => e.is_cancelled(),
         }
     }
 
@@ -168,7 +175,7 @@ impl JoinError {
     pub fn is_panic(&self) -> bool {
         match &self.0 {
             Error::Sim(e, _) => e.is_panic(),
-            Error::Tokio(e) => e.is_panic(),
+            Error::Tokio(e, _) => e.is_panic(),
         }
     }
 
@@ -181,7 +188,7 @@ impl JoinError {
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
         match self.0 {
             Error::Sim(e, _) => e.into_panic(),
-            Error::Tokio(e) => e.into_panic(),
+            Error::Tokio(e, _) => e.into_panic(),
         }
     }
 
@@ -189,7 +196,7 @@ impl JoinError {
     pub fn id(&self) -> Id {
         match &self.0 {
             Error::Sim(_, id) => Id::sim(*id),
-            Error::Tokio(e) => Id::tokio(e.id()),
+            Error::Tokio(_, id) => *id,
         }
     }
 
@@ -198,26 +205,64 @@ impl JoinError {
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
         match self.0 {
             Error::Sim(e, id) => e.try_into_panic().map_err(|e| JoinError(Error::Sim(e, id))),
-            Error::Tokio(e) => e.try_into_panic().map_err(|e| JoinError(Error::Tokio(e))),
+            Error::Tokio(e, id) => e.try_into_panic().map_err(|e| JoinError(Error::Tokio(e, id))),
         }
     }
 }
 
+/// A panic payload's message, when it is a string.
+fn message(payload: &(dyn Any + Send)) -> Option<&str> {
+    payload.downcast_ref::<&str>().copied().or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+}
+
+/// Whether a samaritan task's error is a panic, and its message if any.
+fn panic_message(e: &samaritan::executor::JoinError) -> Option<Option<&str>> {
+    match e {
+        samaritan::executor::JoinError::Panic(payload) => Some(message(payload.as_ref())),
+        _ => None,
+    }
+}
+
+/// tokio's words: "task 3 was cancelled", "task 3 panicked with message
+/// \"boom\"".
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Error::Sim(e, _) => e.fmt(f),
-            Error::Tokio(e) => e.fmt(f),
+            Error::Sim(e, id) => match panic_message(e) {
+                None => write!(f, "task {id} was cancelled"),
+                Some(Some(message)) => write!(f, "task {id} panicked with message {message:?}"),
+                Some(None) => write!(f, "task {id} panicked"),
+            },
+            Error::Tokio(e, id) => f.write_str(&with_our_id(e.to_string(), *id)),
         }
     }
 }
 
+/// tokio's form: `JoinError::Cancelled(Id(3))`, `JoinError::Panic(Id(3), "boom", ...)`.
 impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Error::Sim(e, _) => e.fmt(f),
-            Error::Tokio(e) => e.fmt(f),
+            Error::Sim(e, id) => match panic_message(e) {
+                None => write!(f, "JoinError::Cancelled({id:?})"),
+                Some(Some(message)) => write!(f, "JoinError::Panic({id:?}, {message:?}, ...)"),
+                Some(None) => write!(f, "JoinError::Panic({id:?}, ...)"),
+            },
+            Error::Tokio(e, id) => f.write_str(&with_our_id(format!("{e:?}"), *id)),
         }
+    }
+}
+
+/// tokio's words for a tokio task's error with the id this crate gave the
+/// task in place of tokio's own: "task 7 was cancelled" and
+/// "JoinError::Cancelled(Id(7))" name tokio's id, which `JoinError::id`
+/// does not return.
+fn with_our_id(text: String, id: Id) -> String {
+    if let Some((_, tail)) = text.strip_prefix("task ").and_then(|rest| rest.split_once(' ')) {
+        return format!("task {id} {tail}");
+    }
+    match text.find("Id(").and_then(|start| Some((start, start + text[start..].find(')')?))) {
+        Some((start, end)) => format!("{}{id:?}{}", &text[..start], &text[end + 1..]),
+        None => text,
     }
 }
 

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use super::{AbortHandle, Id, JoinError, JoinHandle};
-use crate::exploring;
 
 /// A collection of tasks; same API as [`tokio::task::JoinSet`] for `new`,
 /// `spawn`, `spawn_blocking`, `join_next`, `try_join_next`,
@@ -17,28 +16,21 @@ use crate::exploring;
 /// `_on` and `_local` spawns, which take tokio's runtime handle or
 /// `LocalSet`.
 ///
-/// A set made inside an exploration holds samaritan tasks and returns
-/// them in the order they finished, as tokio's does: each task takes a
-/// ticket from the set's counter when its future is done with (it
-/// returned, panicked or was dropped by an abort), and `join_next` returns
-/// the finished task with the lowest ticket. A set made outside an
-/// exploration is tokio's. Dropping the set aborts its tasks.
-pub struct JoinSet<T>(Set<T>);
-
-/// The tasks, by executor.
-enum Set<T> {
-    Sim(Sim<T>),
-    Tokio(tokio::task::JoinSet<T>),
-}
-
-/// A set of samaritan tasks.
-struct Sim<T> {
+/// One implementation for both executors: the set holds [`JoinHandle`]s
+/// of this crate's [`spawn`](super::spawn), so each task runs where a
+/// spawn at that moment would (on samaritan inside an exploration, on
+/// tokio outside). It returns tasks in the order they finished, as
+/// tokio's does: each task takes a ticket from the set's counter when its
+/// future is done with (it returned, panicked or was dropped by an
+/// abort), and `join_next` returns the finished task with the lowest
+/// ticket. Dropping the set aborts its tasks.
+pub struct JoinSet<T> {
     tasks: Vec<Task<T>>,
     /// The next ticket a finishing task takes.
     tickets: Arc<AtomicU64>,
 }
 
-/// A samaritan task of a set.
+/// A task of a set.
 struct Task<T> {
     handle: JoinHandle<T>,
     /// Its ticket once its future is done with; `u64::MAX` before.
@@ -46,8 +38,9 @@ struct Task<T> {
 }
 
 /// Takes a task's ticket when dropped: when the task's future returns,
-/// unwinds or is dropped. Only one actor runs at a time, so the tickets
-/// follow the order the tasks finish in the execution.
+/// unwinds or is dropped. Inside an exploration one actor runs at a time,
+/// so the tickets follow the order the tasks finish in the execution; on
+/// tokio the `SeqCst` counter orders the finishes across workers.
 struct TakeTicket {
     mine: Arc<AtomicU64>,
     tickets: Arc<AtomicU64>,
@@ -59,7 +52,35 @@ impl Drop for TakeTicket {
     }
 }
 
-impl<T> Sim<T> {
+impl<T> JoinSet<T> {
+    /// Creates an empty set.
+    pub fn new() -> Self {
+        JoinSet { tasks: Vec::new(), tickets: Arc::new(AtomicU64::new(0)) }
+    }
+
+    /// Returns the number of tasks in the set.
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Returns `true` if the set holds no task.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A ticket for a task about to join the set, and its own slot.
+    fn ticket(&self) -> (TakeTicket, Arc<AtomicU64>) {
+        let mine = Arc::new(AtomicU64::new(u64::MAX));
+        (TakeTicket { mine: mine.clone(), tickets: self.tickets.clone() }, mine)
+    }
+
+    /// Adds a spawned task; returns a handle that aborts it.
+    fn push(&mut self, handle: JoinHandle<T>, ticket: Arc<AtomicU64>) -> AbortHandle {
+        let abort = handle.abort_handle();
+        self.tasks.push(Task { handle, ticket });
+        abort
+    }
+
     /// Polls task `i`, removing it from the set if it is done.
     fn poll_task(&mut self, i: usize, cx: &mut Context<'_>) -> Option<Result<(Id, T), JoinError>> {
         let id = self.tasks[i].handle.id();
@@ -80,70 +101,31 @@ impl<T> Sim<T> {
     }
 }
 
-impl<T> JoinSet<T> {
-    /// Creates an empty set.
-    pub fn new() -> Self {
-        if exploring() {
-            JoinSet(Set::Sim(Sim { tasks: Vec::new(), tickets: Arc::new(AtomicU64::new(0)) }))
-        } else {
-            JoinSet(Set::Tokio(tokio::task::JoinSet::new()))
-        }
-    }
-
-    /// Returns the number of tasks in the set.
-    pub fn len(&self) -> usize {
-        match &self.0 {
-            Set::Sim(s) => s.tasks.len(),
-            Set::Tokio(s) => s.len(),
-        }
-    }
-
-    /// Returns `true` if the set holds no task.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 impl<T: 'static> JoinSet<T> {
     /// Aborts every task; each then joins as cancelled unless it had
     /// finished.
     pub fn abort_all(&mut self) {
-        match &mut self.0 {
-            Set::Sim(s) => s.tasks.iter().for_each(|t| t.handle.abort()),
-            Set::Tokio(s) => s.abort_all(),
-        }
+        self.tasks.iter().for_each(|t| t.handle.abort());
     }
 
     /// Removes every task without aborting it.
     pub fn detach_all(&mut self) {
-        match &mut self.0 {
-            Set::Sim(s) => s.tasks.clear(),
-            Set::Tokio(s) => s.detach_all(),
-        }
+        self.tasks.clear();
     }
 
-    /// Spawns `task` into the set (on the executor the set belongs to);
-    /// returns a handle that aborts it.
+    /// Spawns `task` into the set; returns a handle that aborts it.
     #[track_caller]
     pub fn spawn<F>(&mut self, task: F) -> AbortHandle
     where
         F: Future<Output = T> + Send + 'static,
         T: Send,
     {
-        match &mut self.0 {
-            Set::Sim(s) => {
-                let ticket = Arc::new(AtomicU64::new(u64::MAX));
-                let take = TakeTicket { mine: ticket.clone(), tickets: s.tickets.clone() };
-                let handle = JoinHandle::sim(samaritan::executor::spawn(async move {
-                    let _take = take;
-                    task.await
-                }));
-                let abort = handle.abort_handle();
-                s.tasks.push(Task { handle, ticket });
-                abort
-            }
-            Set::Tokio(s) => AbortHandle::tokio(s.spawn(task)),
-        }
+        let (take, ticket) = self.ticket();
+        let handle = super::spawn(async move {
+            let _take = take;
+            task.await
+        });
+        self.push(handle, ticket)
     }
 
     /// Spawns the blocking closure `f` into the set, on a thread of its
@@ -155,20 +137,12 @@ impl<T: 'static> JoinSet<T> {
         F: FnOnce() -> T + Send + 'static,
         T: Send,
     {
-        match &mut self.0 {
-            Set::Sim(s) => {
-                let ticket = Arc::new(AtomicU64::new(u64::MAX));
-                let take = TakeTicket { mine: ticket.clone(), tickets: s.tickets.clone() };
-                let handle = JoinHandle::sim(samaritan::executor::spawn_blocking(move || {
-                    let _take = take;
-                    f()
-                }));
-                let abort = handle.abort_handle();
-                s.tasks.push(Task { handle, ticket });
-                abort
-            }
-            Set::Tokio(s) => AbortHandle::tokio(s.spawn_blocking(f)),
-        }
+        let (take, ticket) = self.ticket();
+        let handle = super::spawn_blocking(move || {
+            let _take = take;
+            f()
+        });
+        self.push(handle, ticket)
     }
 
     /// Waits for a task to finish and returns its output; `None` once the
@@ -190,14 +164,9 @@ impl<T: 'static> JoinSet<T> {
 
     /// Returns a finished task's id and output, if one has finished.
     pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
-        match &mut self.0 {
-            Set::Sim(s) => {
-                let i = s.first_finished()?;
-                let waker = std::task::Waker::from(Arc::new(Noop));
-                s.poll_task(i, &mut Context::from_waker(&waker))
-            }
-            Set::Tokio(s) => s.try_join_next_with_id().map(from_tokio),
-        }
+        let i = self.first_finished()?;
+        let waker = std::task::Waker::from(Arc::new(Noop));
+        self.poll_task(i, &mut Context::from_waker(&waker))
     }
 
     /// Polls for a finished task; `Ready(None)` when the set is empty.
@@ -208,23 +177,18 @@ impl<T: 'static> JoinSet<T> {
     /// Polls for a finished task, with its id; `Ready(None)` when the set
     /// is empty.
     pub fn poll_join_next_with_id(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<(Id, T), JoinError>>> {
-        match &mut self.0 {
-            Set::Sim(s) => {
-                if s.tasks.is_empty() {
-                    return Poll::Ready(None);
-                }
-                // The first finished, if any; then every task, which keeps
-                // `cx`'s waker unless it is ready.
-                let order = s.first_finished().into_iter().chain(0..s.tasks.len());
-                for i in order {
-                    if let Some(out) = s.poll_task(i, cx) {
-                        return Poll::Ready(Some(out));
-                    }
-                }
-                Poll::Pending
-            }
-            Set::Tokio(s) => s.poll_join_next_with_id(cx).map(|o| o.map(from_tokio)),
+        if self.tasks.is_empty() {
+            return Poll::Ready(None);
         }
+        // The first finished, if any; then every task, which keeps `cx`'s
+        // waker unless it is ready.
+        let order = self.first_finished().into_iter().chain(0..self.tasks.len());
+        for i in order {
+            if let Some(out) = self.poll_task(i, cx) {
+                return Poll::Ready(Some(out));
+            }
+        }
+        Poll::Pending
     }
 
     /// Aborts every task and waits for all of them to finish.
@@ -260,9 +224,7 @@ impl<T> Default for JoinSet<T> {
 
 impl<T> Drop for JoinSet<T> {
     fn drop(&mut self) {
-        if let Set::Sim(s) = &self.0 {
-            s.tasks.iter().for_each(|t| t.handle.abort());
-        }
+        self.tasks.iter().for_each(|t| t.handle.abort());
     }
 }
 
@@ -270,11 +232,6 @@ impl<T> fmt::Debug for JoinSet<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JoinSet").field("len", &self.len()).finish()
     }
-}
-
-/// A tokio task's id and output, or its error, as this crate's.
-fn from_tokio<T>(r: Result<(tokio::task::Id, T), tokio::task::JoinError>) -> Result<(Id, T), JoinError> {
-    r.map(|(id, v)| (Id::tokio(id), v)).map_err(JoinError::from_tokio)
 }
 
 /// A waker that does nothing: a finished task's handle is ready at once.

@@ -34,7 +34,8 @@ where
     if exploring() {
         JoinHandle::sim(samaritan::executor::spawn(future))
     } else {
-        JoinHandle::tokio(tokio::task::spawn(future))
+        let id = Id::next_tokio();
+        JoinHandle::tokio(tokio::task::spawn(id::scoped(id, future)), id)
     }
 }
 
@@ -50,7 +51,7 @@ where
     if exploring() {
         JoinHandle::sim(samaritan::executor::spawn_blocking(f))
     } else {
-        JoinHandle::tokio(tokio::task::spawn_blocking(f))
+        JoinHandle::tokio(tokio::task::spawn_blocking(f), Id::next_tokio())
     }
 }
 
