@@ -60,6 +60,53 @@ pub(crate) fn build(spec: &CrateSpec, dir: &Path, target_dir: &Path, log: &Path)
     }
 }
 
+/// Makes the copy at `dir`'s lock file fit samaritan's dependencies: while
+/// cargo cannot resolve it because a locked package conflicts with what
+/// one of them needs ("failed to select a version for `libc`" ... "previously
+/// selected package `libc v0.2.153`"), updates that one package as a user
+/// would (`cargo update -p libc@0.2.153`, which leaves every other locked
+/// version alone). Returns the packages updated, as `name@version`; an
+/// error that is no such conflict (or repeats) is returned as it is.
+pub(crate) fn fit_lock(dir: &Path) -> Result<Vec<String>, String> {
+    let mut updated = Vec::new();
+    for _ in 0..16 {
+        let probe = Command::new("cargo")
+            .args(["metadata", "--format-version", "1"])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if probe.status.success() {
+            return Ok(updated);
+        }
+        let stderr = String::from_utf8_lossy(&probe.stderr);
+        let Some(package) = locked_conflict(&stderr).filter(|p| !updated.contains(p)) else {
+            return Err(first_error(&stderr).unwrap_or_else(|| format!("cargo metadata exited with {}", probe.status)));
+        };
+        let update = Command::new("cargo")
+            .args(["update", "-p", &package])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !update.status.success() {
+            let text = String::from_utf8_lossy(&update.stderr);
+            return Err(first_error(&text).unwrap_or_else(|| format!("cargo update -p {package} failed")));
+        }
+        updated.push(package);
+    }
+    Err(format!("the lock file still conflicts after updating {}", updated.join(", ")))
+}
+
+/// The locked package a resolution error says conflicts, as
+/// `name@version`: cargo's "previously selected package `name vX.Y.Z`".
+pub(crate) fn locked_conflict(stderr: &str) -> Option<String> {
+    let rest = stderr.split("previously selected package `").nth(1)?;
+    let (name, version) = rest.split('`').next()?.split_once(" v")?;
+    Some(format!("{name}@{version}"))
+}
+
 /// The cargo arguments after `cargo test` for the crate's CI flags.
 pub(crate) fn cargo_args(spec: &CrateSpec) -> Vec<String> {
     let mut args = Vec::new();
@@ -122,6 +169,13 @@ pub(crate) fn parse_list(out: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_the_locked_package_a_resolution_conflicts_with() {
+        let stderr = "error: failed to select a version for `libc`.\n    ... required by package `corosensei v0.3.4`\n\nall possible versions conflict with previously selected packages.\n\n  previously selected package `libc v0.2.153`\n    ... which satisfies dependency `libc = \"^0.2.95\"` (locked to 0.2.153)\n";
+        assert_eq!(locked_conflict(stderr), Some("libc@0.2.153".to_string()));
+        assert_eq!(locked_conflict("error: no matching package named `x` found"), None);
+    }
 
     #[test]
     fn lists_tests_only() {

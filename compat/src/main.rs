@@ -21,6 +21,7 @@ mod run;
 mod source;
 mod spec;
 
+use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,22 +30,25 @@ use std::time::Duration;
 use manifest::Switch;
 use mutation::Mutation;
 use report::{Built, Cell, CrateResult, Row, Side};
-use spec::CrateSpec;
+use spec::{CrateSpec, Peer};
 
 /// The text of `--help`.
 const USAGE: &str = "\
-samaritan-compat: run published crates' loom tests on loom and on samaritan-loom
+samaritan-compat: run published crates' loom tests on loom and on samaritan-loom,
+or their tokio tests on tokio and on samaritan-tokio (a list entry's `peer`)
 
 usage: samaritan-compat [OPTIONS]
 
-  --crates FILE        the crate list (default: compat/crates.toml)
+  --crates FILE        the crate list (default: compat/crates.toml; tokio
+                       users: compat/tokio-users.toml)
   --only NAME          only this crate (repeatable)
   --cap SECS           wall-clock cap per test process (default 600)
-  --samaritan PATH     the samaritan checkout whose loom/ the copies use
+  --samaritan PATH     the samaritan checkout whose loom/ or tokio/ the copies use
                        (default: this workspace)
   --work DIR           sources, copies, target dirs and logs
                        (default: target/compat of this workspace)
-  --side SIDE          loom, samaritan or both (default both)
+  --side SIDE          loom (or tokio: the crate's own side), samaritan or
+                       both (default both)
   --patch              switch every crate with [patch.crates-io] loom =
                        <samaritan>/loom-patch (default: as the list says,
                        else rename the dependency)
@@ -72,9 +76,13 @@ struct Options {
 }
 
 impl Options {
-    /// How `spec`'s samaritan copy is switched: `--patch`, else its entry's.
+    /// How `spec`'s samaritan copy is switched: `--patch`, else its
+    /// entry's; a tokio crate is always renamed (there is no patch crate).
     fn switch_of(&self, spec: &CrateSpec) -> Switch {
-        self.switch.unwrap_or(spec.switch)
+        match spec.peer {
+            Peer::Tokio => Switch::Rename,
+            Peer::Loom => self.switch.unwrap_or(spec.switch),
+        }
     }
 }
 
@@ -103,10 +111,15 @@ fn options() -> Result<Option<Options>, lexopt::Error> {
             Long("work") => o.work = parser.value()?.into(),
             Long("side") => {
                 o.sides = match parser.value()?.string()?.as_str() {
-                    "loom" => vec![Side::Loom],
+                    "loom" | "tokio" | "peer" => vec![Side::Loom],
                     "samaritan" => vec![Side::Samaritan],
                     "both" => vec![Side::Loom, Side::Samaritan],
-                    other => return Err(format!("--side: expected loom, samaritan or both, not {other}").into()),
+                    other => {
+                        return Err(format!(
+                        "--side: expected loom (or tokio, peer: the crate's own side), samaritan or both, not {other}"
+                    )
+                        .into())
+                    }
                 }
             }
             Long("patch") => o.switch = Some(Switch::Patch),
@@ -209,11 +222,21 @@ fn one_crate(o: &Options, spec: &CrateSpec) -> CrateResult {
     result
 }
 
+/// A side's name in progress lines: the crate's peer (`loom`, `tokio`) or
+/// `samaritan`. (Paths keep `Side::name`.)
+fn label(spec: &CrateSpec, side: Side) -> &'static str {
+    match side {
+        Side::Loom => spec.peer.name(),
+        Side::Samaritan => "samaritan",
+    }
+}
+
 /// A crate's result before anything is built.
 fn empty_result(o: &Options, spec: &CrateSpec) -> CrateResult {
     CrateResult {
         name: spec.name.clone(),
         version: spec.version.clone(),
+        peer: spec.peer.name(),
         loom: Built::Skipped,
         samaritan: Built::Skipped,
         switched: match o.switch_of(spec) {
@@ -299,7 +322,7 @@ fn prepare(
         return failed(format!("cannot create {}: {e}", logs.display()));
     }
     let switch = (side == Side::Samaritan).then_some((o.switch_of(spec), o.samaritan.as_path()));
-    match source::copy(source, &copy, switch) {
+    match source::copy(source, &copy, switch, spec.peer) {
         Ok(renamed) if !renamed.is_empty() => *switched = format!("rename: {}", renamed.join(", ")),
         Ok(_) => {}
         Err(e) => return failed(e),
@@ -309,15 +332,26 @@ fn prepare(
             return failed(format!("mutation {}: {e}", m.name));
         }
     }
+    // A published lock file may pin what samaritan's dependencies cannot
+    // build with (libc older than corosensei needs): update just those.
+    if side == Side::Samaritan && copy.join("Cargo.lock").exists() {
+        match cargo::fit_lock(&copy) {
+            Ok(updated) if !updated.is_empty() => {
+                let _ = write!(switched, "; lock file: cargo update -p {}", updated.join(", -p "));
+            }
+            Ok(_) => {}
+            Err(e) => return failed(e),
+        }
+    }
     let what = mutation.map(|m| format!(" with {}", m.name)).unwrap_or_default();
-    note(&format!("{}: building the {} side{what}", spec.id(), side.name()));
+    note(&format!("{}: building the {} side{what}", spec.id(), label(spec, side)));
     let target_dir = o.work.join(spec.id()).join("target").join(side.name());
     let mut build = cargo::build(spec, &copy, &target_dir, &logs.join("build.log"));
     // Cargo names the executables in the order they finish: sort them, so
     // that rows come in the same order every run.
     build.binaries.sort_by(|a, b| a.target.cmp(&b.target));
     if let Some(e) = build.error {
-        note(&format!("{}: the {} side does not build: {e}", spec.id(), side.name()));
+        note(&format!("{}: the {} side does not build: {e}", spec.id(), label(spec, side)));
         return failed(e);
     }
     let mut tests = Vec::new();
@@ -333,7 +367,7 @@ fn prepare(
             Err(e) => return failed(e),
         }
     }
-    note(&format!("{}: the {} side builds, {} tests", spec.id(), side.name(), tests.len()));
+    note(&format!("{}: the {} side builds, {} tests", spec.id(), label(spec, side), tests.len()));
     Prepared { built: Built::Ok { tests: tests.len(), wall: build.wall }, tests }
 }
 
@@ -353,7 +387,7 @@ fn run_one(o: &Options, spec: &CrateSpec, dir: &Path, side: Side, target: &str, 
         Err(e) => Cell::Ran(report::Run { outcome: report::Outcome::Fail, wall: 0.0, count: None, excerpt: vec![e] }),
     };
     if let Cell::Ran(r) = &cell {
-        note(&format!("{}: {} {target} {test}: {:?} in {:.2} s", spec.id(), side.name(), r.outcome, r.wall));
+        note(&format!("{}: {} {target} {test}: {:?} in {:.2} s", spec.id(), label(spec, side), r.outcome, r.wall));
     }
     cell
 }

@@ -7,6 +7,8 @@ use std::path::Path;
 
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
 
+use crate::spec::Peer;
+
 /// How the samaritan copy is switched to samaritan-loom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Switch {
@@ -52,15 +54,17 @@ pub(crate) fn for_samaritan(
     manifest: &str,
     samaritan: &Path,
     switch: Switch,
+    peer: Peer,
 ) -> Result<(String, Vec<String>), ManifestError> {
     let mut doc = parse(manifest)?;
     let mut renamed = Vec::new();
     match switch {
         Switch::Rename => {
-            let loom_path = samaritan.join("loom").display().to_string();
+            let path = samaritan.join(peer.dir()).display().to_string();
+            let to = (peer, path.as_str());
             for kind in KINDS {
                 if let Some(deps) = doc.get_mut(kind).and_then(Item::as_table_like_mut) {
-                    rename(deps, &loom_path, kind, &mut renamed);
+                    rename(deps, to, kind, &mut renamed);
                 }
             }
             if let Some(targets) = doc.get_mut("target").and_then(Item::as_table_like_mut) {
@@ -68,13 +72,13 @@ pub(crate) fn for_samaritan(
                     let Some(target) = target.as_table_like_mut() else { continue };
                     for kind in KINDS {
                         if let Some(deps) = target.get_mut(kind).and_then(Item::as_table_like_mut) {
-                            rename(deps, &loom_path, &format!("target.{}.{kind}", cfg.get()), &mut renamed);
+                            rename(deps, to, &format!("target.{}.{kind}", cfg.get()), &mut renamed);
                         }
                     }
                 }
             }
             if renamed.is_empty() {
-                return Err(ManifestError("no loom dependency to rename".to_string()));
+                return Err(ManifestError(format!("no {} dependency to rename", peer.name())));
             }
         }
         Switch::Patch => {
@@ -111,12 +115,16 @@ fn add_workspace(doc: &mut DocumentMut) {
     }
 }
 
-/// Renames every loom dependency of one table: the key `loom` without a
-/// `package`, or any key with `package = "loom"` (crossbeam's
-/// `loom-crate`). The key stays, so `dep:loom` features and `use loom::`
-/// keep working.
-fn rename(deps: &mut dyn toml_edit::TableLike, loom_path: &str, at: &str, renamed: &mut Vec<String>) {
-    let keys: Vec<String> = deps.iter().filter(|(k, v)| is_loom(k, v)).map(|(k, _)| k.to_string()).collect();
+/// Renames every dependency on the peer (loom, tokio) of one table to
+/// samaritan's stand-in at `to`'s path, with `sim` added to its features:
+/// the key `loom` without a `package`, or any key with `package = "loom"`
+/// (crossbeam's `loom-crate`). The key stays, so `dep:loom` features and
+/// `use loom::` keep working, and so do the dependency's own features
+/// (samaritan-tokio takes tokio's names) and `default-features`.
+fn rename(deps: &mut dyn toml_edit::TableLike, to: (Peer, &str), at: &str, renamed: &mut Vec<String>) {
+    let (peer, path) = to;
+    let keys: Vec<String> =
+        deps.iter().filter(|(k, v)| is_peer(k, v, peer.name())).map(|(k, _)| k.to_string()).collect();
     for key in keys {
         let item = deps.get_mut(&key).expect("listed above");
         let mut features: Array = ["sim"].into_iter().collect();
@@ -124,13 +132,14 @@ fn rename(deps: &mut dyn toml_edit::TableLike, loom_path: &str, at: &str, rename
             features.extend(own.iter().filter_map(Value::as_str));
         }
         let optional = item.get("optional").and_then(Item::as_bool).unwrap_or(false);
-        let mut fields: Vec<(&str, Value)> = vec![
-            ("package", "samaritan-loom".into()),
-            ("path", loom_path.into()),
-            ("features", Value::Array(features)),
-        ];
+        let no_default = item.get("default-features").and_then(Item::as_bool) == Some(false);
+        let mut fields: Vec<(&str, Value)> =
+            vec![("package", peer.package().into()), ("path", path.into()), ("features", Value::Array(features))];
         if optional {
             fields.push(("optional", true.into()));
+        }
+        if no_default {
+            fields.push(("default-features", false.into()));
         }
         match item {
             // `[dev-dependencies.loom]`, as `cargo publish` writes it.
@@ -152,10 +161,10 @@ fn rename(deps: &mut dyn toml_edit::TableLike, loom_path: &str, at: &str, rename
     }
 }
 
-fn is_loom(key: &str, item: &Item) -> bool {
+fn is_peer(key: &str, item: &Item, peer: &str) -> bool {
     match item.get("package").and_then(Item::as_str) {
-        Some(package) => package == "loom",
-        None => key == "loom",
+        Some(package) => package == peer,
+        None => key == peer,
     }
 }
 
@@ -193,7 +202,7 @@ features = ["futures", "checkpoint"]
 
     #[track_caller]
     fn check(manifest: &str, switch: Switch, expected: &str, expected_renamed: &[&str]) {
-        let (text, renamed) = for_samaritan(manifest, Path::new("/s"), switch).unwrap();
+        let (text, renamed) = for_samaritan(manifest, Path::new("/s"), switch, Peer::Loom).unwrap();
         assert_eq!(text, expected);
         assert_eq!(renamed, expected_renamed);
     }
@@ -264,8 +273,21 @@ features = ["sim", "futures", "checkpoint"]
 
     #[test]
     fn a_crate_without_loom_cannot_be_renamed() {
-        let err = for_samaritan("[package]\nname = \"q\"\n", Path::new("/s"), Switch::Rename).unwrap_err();
+        let err = for_samaritan("[package]\nname = \"q\"\n", Path::new("/s"), Switch::Rename, Peer::Loom).unwrap_err();
         assert_eq!(err.to_string(), "no loom dependency to rename");
+    }
+
+    #[test]
+    fn a_tokio_crate_gets_samaritan_tokio_in_every_table() {
+        let published = "[package]\nname = \"q\"\n\n[dependencies.tokio]\nversion = \"1.28\"\nfeatures = [\"time\"]\ndefault-features = false\n\n[dev-dependencies]\ntokio = { version = \"1\", features = [\"macros\", \"rt\"] }\nloom = \"0.7\"\n";
+        let (text, renamed) = for_samaritan(published, Path::new("/s"), Switch::Rename, Peer::Tokio).unwrap();
+        assert_eq!(
+            text,
+            "[package]\nname = \"q\"\n\n[dependencies.tokio]\npackage = \"samaritan-tokio\"\npath = \"/s/tokio\"\nfeatures = [\"sim\", \"time\"]\ndefault-features = false\n\n[dev-dependencies]\ntokio = { package = \"samaritan-tokio\", path = \"/s/tokio\", features = [\"sim\", \"macros\", \"rt\"] }\nloom = \"0.7\"\n\n[workspace]\n"
+        );
+        assert_eq!(renamed, ["dependencies.tokio", "dev-dependencies.tokio"]);
+        let err = for_samaritan("[package]\nname = \"q\"\n", Path::new("/s"), Switch::Rename, Peer::Tokio).unwrap_err();
+        assert_eq!(err.to_string(), "no tokio dependency to rename");
     }
 
     #[test]

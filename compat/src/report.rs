@@ -167,7 +167,9 @@ pub(crate) struct CrateResult {
     pub(crate) name: String,
     /// The version.
     pub(crate) version: String,
-    /// The loom side's build.
+    /// What the crate's tests run on (`loom`, `tokio`): the other side's name.
+    pub(crate) peer: &'static str,
+    /// The peer side's build (`loom`: loom or tokio).
     pub(crate) loom: Built,
     /// The samaritan side's build.
     pub(crate) samaritan: Built,
@@ -221,7 +223,8 @@ fn wall(c: &Cell) -> String {
 /// first lines of each failure that happens only on samaritan.
 pub(crate) fn crate_section(c: &CrateResult) -> String {
     let mut s = format!("## {} {}\n\n", c.name, c.version);
-    for (side, built) in [("loom", &c.loom), ("samaritan", &c.samaritan)] {
+    let peer = c.peer;
+    for (side, built) in [(peer, &c.loom), ("samaritan", &c.samaritan)] {
         let _ = write!(s, "- {side}: {}", built.text());
         if let Built::Failed(error) = built {
             let _ = write!(s, ": {error}");
@@ -232,8 +235,9 @@ pub(crate) fn crate_section(c: &CrateResult) -> String {
     if c.rows.is_empty() {
         return s;
     }
-    s.push_str(
-        "| target | test | loom | samaritan | loom s | samaritan s | loom executions | samaritan executions |\n",
+    let _ = writeln!(
+        s,
+        "| target | test | {peer} | samaritan | {peer} s | samaritan s | {peer} executions | samaritan executions |"
     );
     s.push_str("|---|---|---|---|---:|---:|---:|---:|\n");
     for r in &c.rows {
@@ -270,8 +274,13 @@ pub(crate) fn crate_section(c: &CrateResult) -> String {
 
 /// The totals table, one line per crate.
 pub(crate) fn totals_table(crates: &[CrateResult]) -> String {
-    let mut s = String::from(
-        "| crate | tests | pass both | samaritan-only failures | loom-only failures | loom timeouts | samaritan timeouts | loom s | samaritan s | samaritan/loom |\n\
+    // The peer's name when every crate has the same one.
+    let peer = match crates.first().map(|c| c.peer) {
+        Some(first) if crates.iter().all(|c| c.peer == first) => first,
+        _ => "peer",
+    };
+    let mut s = format!(
+        "| crate | tests | pass both | samaritan-only failures | {peer}-only failures | {peer} timeouts | samaritan timeouts | {peer} s | samaritan s | samaritan/{peer} |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for c in crates {
@@ -299,9 +308,9 @@ pub(crate) fn totals_table(crates: &[CrateResult]) -> String {
 /// The dry run's table: per crate, whether each side builds and how many
 /// tests it lists, and the first error.
 pub(crate) fn dry_run_table(crates: &[CrateResult]) -> String {
-    let mut s = String::from("| crate | loom | samaritan | first error |\n|---|---|---|---|\n");
+    let mut s = String::from("| crate | peer | samaritan | switched | first error |\n|---|---|---|---|---|\n");
     for c in crates {
-        let errors: Vec<String> = [("loom", &c.loom), ("samaritan", &c.samaritan)]
+        let errors: Vec<String> = [(c.peer, &c.loom), ("samaritan", &c.samaritan)]
             .into_iter()
             .filter_map(|(side, b)| match b {
                 Built::Failed(e) => Some(format!("{side}: {e}")),
@@ -310,11 +319,13 @@ pub(crate) fn dry_run_table(crates: &[CrateResult]) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "| {} {} | {} | {} | {} |",
+            "| {} {} | {}: {} | {} | {} | {} |",
             c.name,
             c.version,
+            c.peer,
             c.loom.text(),
             c.samaritan.text(),
+            cell(&c.switched),
             cell(&errors.join("; "))
         );
     }
@@ -381,6 +392,7 @@ mod tests {
         CrateResult {
             name: "queue".into(),
             version: "1.0.0".into(),
+            peer: "loom",
             loom: Built::Ok { tests: 3, wall: 12.5 },
             samaritan: Built::Ok { tests: 3, wall: 20.0 },
             switched: "rename: dev-dependencies.loom".into(),
@@ -471,9 +483,9 @@ samaritan found a bug: deadlock
         );
         assert_eq!(
             dry_run_table(&[broken]),
-            "| crate | loom | samaritan | first error |
-|---|---|---|---|
-| broken 1.0.0 | builds, 3 tests | does not build | samaritan: error: feature `futures` not found |
+            "| crate | peer | samaritan | switched | first error |
+|---|---|---|---|---|
+| broken 1.0.0 | loom: builds, 3 tests | does not build | rename: dev-dependencies.loom | samaritan: error: feature `futures` not found |
 "
         );
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::manifest::{self, Switch};
-use crate::spec::CrateSpec;
+use crate::spec::{CrateSpec, Peer};
 
 /// Downloads the crate through cargo and returns its unpacked source in
 /// cargo's registry cache (`~/.cargo/registry/src/...`). A throwaway crate
@@ -48,9 +48,15 @@ fn source_dir(metadata: &serde_json::Value, name: &str, version: &str) -> Option
 }
 
 /// Makes `dest` a fresh copy of `source` whose `Cargo.toml` is the
-/// published one made standalone (the loom copy, `switch` none) or also
-/// switched to samaritan-loom. Returns where the switch renamed loom.
-pub(crate) fn copy(source: &Path, dest: &Path, switch: Option<(Switch, &Path)>) -> Result<Vec<String>, String> {
+/// published one made standalone (the peer's copy, `switch` none) or also
+/// switched to samaritan's stand-in for `peer`. Returns where the switch
+/// renamed the peer.
+pub(crate) fn copy(
+    source: &Path,
+    dest: &Path,
+    switch: Option<(Switch, &Path)>,
+    peer: Peer,
+) -> Result<Vec<String>, String> {
     if dest.exists() {
         fs::remove_dir_all(dest).map_err(|e| format!("cannot remove {}: {e}", dest.display()))?;
     }
@@ -60,7 +66,7 @@ pub(crate) fn copy(source: &Path, dest: &Path, switch: Option<(Switch, &Path)>) 
     let (text, renamed) = match switch {
         None => (manifest::standalone(&published).map_err(|e| e.to_string())?, Vec::new()),
         Some((switch, samaritan)) => {
-            manifest::for_samaritan(&published, samaritan, switch).map_err(|e| e.to_string())?
+            manifest::for_samaritan(&published, samaritan, switch, peer).map_err(|e| e.to_string())?
         }
     };
     fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;

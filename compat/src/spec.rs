@@ -40,6 +40,44 @@ pub(crate) struct CrateSpec {
     pub(crate) switch: Switch,
     /// Planted bugs its loom tests should catch (`--mutants`).
     pub(crate) mutations: Vec<Mutation>,
+    /// What the crate's tests run on, which the samaritan copy replaces:
+    /// loom (the default) or tokio (`peer = "tokio"`).
+    pub(crate) peer: Peer,
+}
+
+/// The dependency a crate's tests run on and samaritan's stand-in for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Peer {
+    /// loom, replaced by samaritan-loom.
+    Loom,
+    /// tokio, replaced by samaritan-tokio (its `sim` feature on).
+    Tokio,
+}
+
+impl Peer {
+    /// The peer's name: its package on crates.io, and its side in tables.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Peer::Loom => "loom",
+            Peer::Tokio => "tokio",
+        }
+    }
+
+    /// samaritan's package in its place.
+    pub(crate) fn package(self) -> &'static str {
+        match self {
+            Peer::Loom => "samaritan-loom",
+            Peer::Tokio => "samaritan-tokio",
+        }
+    }
+
+    /// Where that package is in a samaritan checkout.
+    pub(crate) fn dir(self) -> &'static str {
+        match self {
+            Peer::Loom => "loom",
+            Peer::Tokio => "tokio",
+        }
+    }
 }
 
 impl CrateSpec {
@@ -107,6 +145,14 @@ fn entry(t: &Table) -> Result<CrateSpec, String> {
         Some("patch") => Switch::Patch,
         Some(other) => return Err(format!("`switch` is `rename` or `patch`, not `{other}`")),
     };
+    let peer = match string("peer").transpose()?.as_deref() {
+        None | Some("loom") => Peer::Loom,
+        Some("tokio") => Peer::Tokio,
+        Some(other) => return Err(format!("`peer` is `loom` or `tokio`, not `{other}`")),
+    };
+    if peer == Peer::Tokio && switch == Switch::Patch {
+        return Err("`switch = \"patch\"` is for loom crates; a tokio crate is renamed".to_string());
+    }
     let mut env = Vec::new();
     if let Some(item) = t.get("env") {
         let table = item.as_table_like().ok_or("`env` is not a table")?;
@@ -127,6 +173,7 @@ fn entry(t: &Table) -> Result<CrateSpec, String> {
         filter,
         switch,
         mutations: mutation::parse(t)?,
+        peer,
     })
 }
 
@@ -152,6 +199,11 @@ name = "oneshot"
 version = "0.1.13"
 filter = "loom"
 switch = "patch"
+
+[[crate]]
+name = "leaky-bucket"
+version = "1.1.2"
+peer = "tokio"
 "#;
         let specs = parse(text).unwrap();
         assert_eq!(
@@ -168,6 +220,7 @@ switch = "patch"
                 filter: vec!["loom_blocking".into(), "sync::tests".into()],
                 switch: Switch::Rename,
                 mutations: Vec::new(),
+                peer: Peer::Loom,
             }
         );
         assert_eq!((specs[1].id(), specs[1].release, specs[1].targets.len()), ("oneshot-0.1.13".to_string(), false, 0));
@@ -178,6 +231,7 @@ switch = "patch"
                 .map(|n| specs[0].selects(n))
                 .collect();
         assert_eq!(selected, [true, true, false]);
+        assert_eq!((specs[1].peer, specs[2].peer, specs[2].switch), (Peer::Loom, Peer::Tokio, Switch::Rename));
     }
 
     #[test]
@@ -187,6 +241,11 @@ switch = "patch"
         assert_eq!(err.to_string(), "[[crate]] #2: `version` is not a string");
         let err = parse("[[crate]]\nname = \"a\"\nversion = \"1\"\nswitch = \"copy\"\n").unwrap_err();
         assert_eq!(err.to_string(), "[[crate]] #1: `switch` is `rename` or `patch`, not `copy`");
+        let err = parse("[[crate]]\nname = \"a\"\nversion = \"1\"\npeer = \"std\"\n").unwrap_err();
+        assert_eq!(err.to_string(), "[[crate]] #1: `peer` is `loom` or `tokio`, not `std`");
+        let err =
+            parse("[[crate]]\nname = \"a\"\nversion = \"1\"\npeer = \"tokio\"\nswitch = \"patch\"\n").unwrap_err();
+        assert_eq!(err.to_string(), "[[crate]] #1: `switch = \"patch\"` is for loom crates; a tokio crate is renamed");
         let err = parse("[[crate]]\nname = \"a\"\nversion = \"1\"\nfilter = [1]\n").unwrap_err();
         assert_eq!(err.to_string(), "[[crate]] #1: `filter` is not a string or an array of strings");
         let err = parse("[[crate]]\nname = \"a\"\nversion = \"1\"\n[[crate.mutation]]\nname = \"m\"\n").unwrap_err();
