@@ -50,6 +50,13 @@ impl Id {
     pub fn as_u64(self) -> u64 {
         self.0.get()
     }
+
+    /// A fresh id from the process-wide counter, for a task another
+    /// executor runs (samaritan-tokio's tokio tasks): not an API.
+    #[doc(hidden)]
+    pub fn __next() -> Id {
+        Id::next()
+    }
 }
 
 impl fmt::Display for Id {

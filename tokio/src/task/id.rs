@@ -3,49 +3,28 @@
 //!
 //! Inside an exploration a task's id is samaritan's (a runtime numbers its
 //! tasks from 1, the same in every execution). Outside one, [`spawn`] and
-//! [`spawn_blocking`] number the tokio tasks they start from a counter of
-//! this crate's and run each future inside a task-local holding its id.
+//! [`spawn_blocking`] number the tokio tasks they start from samaritan's
+//! executor's process-wide counter and run each future inside a
+//! task-local holding its id.
 //! tokio's own ids are not used: the older tokio a lock file may pin has
 //! none (1.40), or none that order (1.45), and this crate builds on it.
 //!
 //! [`spawn`]: super::spawn
 //! [`spawn_blocking`]: super::spawn_blocking
 
-use std::fmt;
 use std::future::Future;
-use std::num::NonZeroU64;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::exploring;
 
 /// Identifies a task among those alive; same API as [`tokio::task::Id`]
 /// (`Clone`, `Copy`, `Eq`, `Ord`, `Hash`, `Debug` as `Id(5)`, `Display`
-/// as `5`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Id(NonZeroU64);
+/// as `5`): samaritan's executor's id, which outside an exploration this
+/// crate also gives the tokio tasks it spawns.
+pub type Id = samaritan::executor::Id;
 
-impl Id {
-    pub(crate) fn sim(id: samaritan::executor::Id) -> Id {
-        Id(NonZeroU64::new(id.as_u64()).unwrap_or(NonZeroU64::MIN))
-    }
-
-    /// A fresh id for a task spawned on tokio.
-    pub(crate) fn next_tokio() -> Id {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        Id(NonZeroU64::new(NEXT.fetch_add(1, Ordering::Relaxed)).unwrap_or(NonZeroU64::MIN))
-    }
-}
-
-impl fmt::Display for Id {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl fmt::Debug for Id {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Id({})", self.0)
-    }
+/// A fresh id for a task spawned on tokio.
+pub(crate) fn next_tokio() -> Id {
+    Id::__next()
 }
 
 tokio::task_local! {
@@ -74,7 +53,7 @@ pub fn id() -> Id {
 /// [`spawn`](super::spawn)).
 pub fn try_id() -> Option<Id> {
     if exploring() {
-        samaritan::executor::try_id().map(Id::sim)
+        samaritan::executor::try_id()
     } else {
         CURRENT.try_with(|id| *id).ok()
     }

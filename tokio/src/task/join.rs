@@ -60,7 +60,7 @@ impl<T> JoinHandle<T> {
     /// Returns the task's id, the one [`id`](super::id) returns inside it.
     pub fn id(&self) -> Id {
         match &self.0 {
-            Handle::Sim(h) => Id::sim(h.id()),
+            Handle::Sim(h) => h.id(),
             Handle::Tokio(_, id) => *id,
         }
     }
@@ -99,7 +99,7 @@ impl AbortHandle {
     /// Returns the task's id.
     pub fn id(&self) -> Id {
         match &self.0 {
-            Abort::Sim(h) => Id::sim(h.id()),
+            Abort::Sim(h) => h.id(),
             Abort::Tokio(_, id) => *id,
         }
     }
@@ -195,7 +195,7 @@ impl JoinError {
     /// Returns the id of the task that gave this error.
     pub fn id(&self) -> Id {
         match &self.0 {
-            Error::Sim(_, id) => Id::sim(*id),
+            Error::Sim(_, id) => *id,
             Error::Tokio(_, id) => *id,
         }
     }

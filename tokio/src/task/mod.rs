@@ -34,7 +34,7 @@ where
     if exploring() {
         JoinHandle::sim(samaritan::executor::spawn(future))
     } else {
-        let id = Id::next_tokio();
+        let id = id::next_tokio();
         JoinHandle::tokio(tokio::task::spawn(id::scoped(id, future)), id)
     }
 }
@@ -51,7 +51,7 @@ where
     if exploring() {
         JoinHandle::sim(samaritan::executor::spawn_blocking(f))
     } else {
-        JoinHandle::tokio(tokio::task::spawn_blocking(f), Id::next_tokio())
+        JoinHandle::tokio(tokio::task::spawn_blocking(f), id::next_tokio())
     }
 }
 
