@@ -355,6 +355,33 @@ async fn a_join_set_says_which_task_each_output_is_from() {
 }
 
 #[tokio::test]
+async fn permits_hold_a_slot_until_they_send_or_drop() {
+    use mpsc::error::TrySendError;
+    let (tx, mut rx) = mpsc::channel::<u8>(1);
+    let permit = tx.reserve().await.unwrap();
+    assert_eq!(tx.capacity(), 0);
+    assert!(matches!(tx.try_send(9), Err(TrySendError::Full(9))));
+    assert!(matches!(tx.try_reserve(), Err(TrySendError::Full(()))));
+    permit.send(1);
+    assert_eq!(rx.recv().await, Some(1));
+    drop(tx.try_reserve().unwrap());
+    assert_eq!(tx.capacity(), 1, "a dropped permit gives its slot back");
+    let tx2 = tx.clone().reserve_owned().await.unwrap().send(2);
+    assert_eq!(rx.recv().await, Some(2));
+    let tx3 = tx2.try_reserve_owned().unwrap().release();
+    assert_eq!(tx3.capacity(), 1);
+    // A reservation that waits gets the slot the receiver frees.
+    tx.send(3).await.unwrap();
+    let waiting = tokio::spawn(tx.clone().reserve_owned());
+    assert_eq!(rx.recv().await, Some(3));
+    waiting.await.unwrap().unwrap().send(4);
+    assert_eq!(rx.recv().await, Some(4));
+    drop(rx);
+    assert!(tx.reserve().await.is_err());
+    assert!(matches!(tx3.try_reserve_owned(), Err(TrySendError::Closed(_))));
+}
+
+#[tokio::test]
 async fn select_binds_mutably_and_breaks_out_of_a_loop() -> Result<(), std::io::Error> {
     let (tx, mut rx) = mpsc::unbounded_channel();
     for n in [1, 2, 3] {

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-use samaritan::Outcome;
+use samaritan::{Outcome, SearchStrategy};
 
 use crate::programs;
 use crate::support::explore;
@@ -94,6 +94,22 @@ fn a_broadcast_subscription_before_the_spawn_passes() {
     assert_eq!(report.outcome, Outcome::Pass, "{report}");
     assert!(report.exhausted, "{report}");
     assert_eq!(report.executions, 16, "{report}");
+}
+
+#[test]
+fn reserved_sends_all_arrive_and_a_dropped_permit_is_found() {
+    // One worker (a current-thread runtime): every order of the polls;
+    // every task an actor, under DPOR (DFS: 102,757).
+    let report = crate::support::explore_on(Some(1), SearchStrategy::Dfs, || programs::reserved_sends(false));
+    assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, 4, true), "{report}");
+    let report = crate::support::explore_on(None, SearchStrategy::Dpor, || programs::reserved_sends(false));
+    assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, 2511, true), "{report}");
+    let report = explore(|| programs::reserved_sends(true));
+    match &report.outcome {
+        Outcome::Panic { message, .. } => assert_eq!(message, "a reserved message was never sent", "{report}"),
+        _ => panic!("expected a panic, got:\n{report}"),
+    }
+    assert!(report.to_string().contains("gave a reserved slot back unused"), "{report}");
 }
 
 /// The attribute's own exploration finds the race: the test fails with

@@ -219,3 +219,34 @@ pub(crate) async fn reply_from_a_std_thread(after: std::time::Duration, send: bo
     assert_eq!(rx.await, Ok(5));
     thread.join().unwrap();
 }
+
+/// Two tasks each reserve a slot of a one-slot channel and then send into
+/// it; the main task receives both. With `drop_one`, the second task lets
+/// its permit go without sending, and the main task waits for a message
+/// that never comes.
+#[cfg_attr(not(feature = "sim"), allow(dead_code))]
+pub(crate) async fn reserved_sends(drop_one: bool) {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<u32>(1);
+    let tasks: Vec<_> = (1..=2)
+        .map(|n| {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let permit = tx.reserve().await.unwrap();
+                if drop_one && n == 2 {
+                    drop(permit);
+                } else {
+                    permit.send(n);
+                }
+            })
+        })
+        .collect();
+    drop(tx);
+    let mut sum = 0;
+    for _ in 0..2 {
+        sum += rx.recv().await.expect("a reserved message was never sent");
+    }
+    assert_eq!(sum, 3);
+    for t in tasks {
+        t.await.unwrap();
+    }
+}

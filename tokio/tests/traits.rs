@@ -149,6 +149,8 @@ fn every_mapped_type_has_tokios_auto_traits() {
         mpsc::UnboundedSender<u8> => real::sync::mpsc::UnboundedSender<u8>,
         mpsc::Receiver<u8> => real::sync::mpsc::Receiver<u8>,
         mpsc::UnboundedReceiver<u8> => real::sync::mpsc::UnboundedReceiver<u8>,
+        mpsc::Permit<'static, u8> => real::sync::mpsc::Permit<'static, u8>,
+        mpsc::OwnedPermit<u8> => real::sync::mpsc::OwnedPermit<u8>,
         oneshot::Sender<u8> => real::sync::oneshot::Sender<u8>,
         oneshot::Receiver<u8> => real::sync::oneshot::Receiver<u8>,
         oneshot::error::RecvError => real::sync::oneshot::error::RecvError,

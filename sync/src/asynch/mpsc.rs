@@ -17,6 +17,7 @@
 //! instead of leaving them hanging.
 
 mod chan;
+mod permit;
 
 use std::error::Error;
 use std::fmt;
@@ -28,6 +29,7 @@ use std::task::{Context, Poll};
 use super::vis::{Op, Site};
 use super::wait_list::Key;
 use chan::{Attempt, Chan, Take};
+pub use permit::{OwnedPermit, Permit};
 
 /// Creates a bounded channel holding at most `capacity` queued messages.
 ///

@@ -5,8 +5,10 @@
 //! `UnboundedSender::{send, is_closed}` and
 //! `Receiver`/`UnboundedReceiver::{recv, poll_recv, try_recv, close, len,
 //! is_empty, is_closed}`, `Receiver::{capacity, max_capacity}` and the
-//! `blocking_*` forms, with tokio's error types. Permits (`reserve`),
-//! `recv_many` and weak senders are not mapped.
+//! `blocking_*` forms, `Sender::{reserve, try_reserve, reserve_owned,
+//! try_reserve_owned}` with [`Permit`] and [`OwnedPermit`], with tokio's
+//! error types. `reserve_many`, `recv_many` and weak senders are not
+//! mapped.
 
 use std::fmt;
 use std::future::Future;
@@ -98,6 +100,79 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn is_closed(&self) -> bool {
         self.0.is_closed()
+    }
+
+    /// Waits for room and reserves one slot for a message to come; fails
+    /// if the receiver is gone.
+    #[track_caller]
+    pub fn reserve(&self) -> impl Future<Output = Result<Permit<'_, T>, SendError<()>>> + '_ {
+        let reserve = self.0.reserve();
+        async move { reserve.await.map(Permit).map_err(|_| SendError(())) }
+    }
+
+    /// Reserves one slot if there is room now.
+    #[track_caller]
+    pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
+        self.0.try_reserve().map(Permit).map_err(|e| match e {
+            chan::TrySendError::Full(()) => TrySendError::Full(()),
+            chan::TrySendError::Closed(()) => TrySendError::Closed(()),
+        })
+    }
+
+    /// [`Sender::reserve`], owning the sender, which the permit gives back.
+    #[track_caller]
+    pub fn reserve_owned(self) -> impl Future<Output = Result<OwnedPermit<T>, SendError<()>>> {
+        let reserve = self.0.reserve_owned();
+        async move { reserve.await.map(OwnedPermit).map_err(|_| SendError(())) }
+    }
+
+    /// [`Sender::try_reserve`], owning the sender; the error gives it back.
+    #[track_caller]
+    pub fn try_reserve_owned(self) -> Result<OwnedPermit<T>, TrySendError<Self>> {
+        self.0.try_reserve_owned().map(OwnedPermit).map_err(|e| match e {
+            chan::TrySendError::Full(tx) => TrySendError::Full(Sender(tx)),
+            chan::TrySendError::Closed(tx) => TrySendError::Closed(Sender(tx)),
+        })
+    }
+}
+
+/// One reserved slot of a bounded channel; same API as tokio's `Permit`
+/// (`send`; dropping it gives the slot back).
+pub struct Permit<'a, T>(chan::Permit<'a, T>);
+
+/// One reserved slot, owning its sender; same API as tokio's
+/// `OwnedPermit` (`send` and `release` give the sender back).
+pub struct OwnedPermit<T>(chan::OwnedPermit<T>);
+
+impl<T> Permit<'_, T> {
+    /// Queues `value` into the reserved slot without waiting.
+    pub fn send(self, value: T) {
+        self.0.send(value)
+    }
+}
+
+impl<T> OwnedPermit<T> {
+    /// Queues `value` into the reserved slot without waiting; returns the
+    /// sender.
+    pub fn send(self, value: T) -> Sender<T> {
+        Sender(self.0.send(value))
+    }
+
+    /// Gives the slot back unused; returns the sender.
+    pub fn release(self) -> Sender<T> {
+        Sender(self.0.release())
+    }
+}
+
+impl<T> fmt::Debug for Permit<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Permit").finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Debug for OwnedPermit<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OwnedPermit").finish_non_exhaustive()
     }
 }
 

@@ -10,7 +10,8 @@
 //! Invariants, under the lock:
 //! - Bounded: `queue.len() + granted + permits == capacity`, where
 //!   `granted` counts the senders that were handed a slot and have not
-//!   queued their message (or given the slot back) yet.
+//!   queued their message (or given the slot back) yet, and the slots
+//!   reserved for a message to come (a permit: `mpsc/permit.rs`).
 //! - If a sender is waiting, `permits == 0`: a freed slot goes to the
 //!   head of `waiters` first, so waiting senders are served in FIFO order
 //!   and a new send never overtakes them.
@@ -78,6 +79,19 @@ pub(super) enum Attempt<T> {
     Wait(Key, T),
     /// Bounded `try_send` only: no free slot now.
     Full(T),
+}
+
+/// What an attempt to reserve a slot found ([`Chan::try_reserve`]).
+pub(super) enum Reserve {
+    /// A slot is the caller's (counted as granted) until it sends into it
+    /// or gives it back.
+    Reserved,
+    /// The receiver is closed.
+    Closed,
+    /// No free slot: the caller waits under `Key`.
+    Wait(Key),
+    /// No free slot now, and the caller does not wait.
+    Full,
 }
 
 /// What a receive found.
@@ -152,6 +166,81 @@ impl<T> Chan<T> {
                 }
                 push(s, value)
             }
+        }
+    }
+
+    /// Reserves a slot of a bounded channel (any channel has room for an
+    /// unbounded one), as [`Chan::try_push`] takes one for a message; with
+    /// `cx`, a caller that finds none waits in the senders' queue.
+    pub(super) fn try_reserve(&self, cx: Option<&mut Context<'_>>) -> Reserve {
+        let mut s = lock(&self.state);
+        if s.rx_closed {
+            return Reserve::Closed;
+        }
+        if self.bounded {
+            if s.permits == 0 {
+                let Some(cx) = cx else { return Reserve::Full };
+                let key = s.waiters.push_back(Waiter { waker: Some(cx.waker().clone()), outcome: Outcome::Waiting });
+                return Reserve::Wait(key);
+            }
+            s.permits -= 1;
+        }
+        Reserve::Reserved
+    }
+
+    /// Polls the reserving waiter `key` again: reserved once it was
+    /// granted a slot (freeing the waiter), or its waker refreshed.
+    pub(super) fn poll_reservation(&self, key: Key, cx: &mut Context<'_>) -> Reserve {
+        let mut s = lock(&self.state);
+        let w = s.waiters.get_mut(key);
+        match w.outcome {
+            Outcome::Waiting => {
+                match &mut w.waker {
+                    Some(old) if old.will_wake(cx.waker()) => {}
+                    slot => *slot = Some(cx.waker().clone()),
+                }
+                Reserve::Wait(key)
+            }
+            Outcome::Closed => {
+                s.waiters.remove(key);
+                Reserve::Closed
+            }
+            Outcome::Granted => {
+                s.waiters.remove(key);
+                if s.rx_closed {
+                    s.permits += 1;
+                    return Reserve::Closed;
+                }
+                Reserve::Reserved
+            }
+        }
+    }
+
+    /// Queues `value` into a reserved slot; once the receiver is closed the
+    /// slot goes back to the pool and `value` is dropped, as tokio's
+    /// permits do.
+    pub(super) fn send_reserved(&self, value: T) {
+        let mut s = lock(&self.state);
+        if s.rx_closed {
+            if self.bounded {
+                s.permits += 1;
+            }
+            drop(s);
+            drop(value);
+            return;
+        }
+        let _ = push(s, value);
+    }
+
+    /// Gives a reserved slot back unused: to the first waiting sender, or
+    /// to the pool.
+    pub(super) fn release_reserved(&self) {
+        if !self.bounded {
+            return;
+        }
+        let waker = lock(&self.state).free_slot();
+        if let Some(w) = waker {
+            w.wake();
         }
     }
 
