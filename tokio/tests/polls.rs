@@ -10,6 +10,7 @@ use crate::programs;
 #[tokio::test]
 async fn tokio_test_polls_one_task_at_a_time() {
     programs::flag_set_after_spawn().await;
+    programs::yield_lets_waiting_tasks_run().await;
     programs::small_acquires_behind_a_large_one(3).await;
 }
 
@@ -65,6 +66,15 @@ mod explored {
     #[test]
     fn a_std_mutex_held_inside_one_poll_never_blocks_another_task() {
         assert_eq!(verdict(Some(1), Dfs, programs::sleeps_under_a_std_mutex), (Ok(()), 2));
+    }
+
+    /// A task that yields goes behind the tasks already waiting on one
+    /// worker; on two, it may resume first.
+    #[test]
+    fn a_yielding_task_resumes_after_the_waiting_ones_on_one_worker() {
+        assert_eq!(verdict(Some(1), Dfs, programs::yield_lets_waiting_tasks_run), (Ok(()), 2));
+        let message = "assertion `left == right` failed: the yielding task resumed before the waiting ones ran\n  left: 1\n right: 2";
+        assert_eq!(verdict(Some(2), Icb, programs::yield_lets_waiting_tasks_run).0, Err(message.to_string()));
     }
 
     /// The shape of a rate limiter's drop test that got a false deadlock when

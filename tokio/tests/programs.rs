@@ -250,3 +250,21 @@ pub(crate) async fn reserved_sends(drop_one: bool) {
         t.await.unwrap();
     }
 }
+
+/// The main task spawns two tasks and yields: on a current-thread runtime
+/// a task that yields goes behind every task already waiting, so both
+/// have run when it resumes (a pool's tests check its queue this way).
+pub(crate) async fn yield_lets_waiting_tasks_run() {
+    let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let tasks: Vec<_> = (1..=2)
+        .map(|i| {
+            let log = log.clone();
+            tokio::spawn(async move { log.lock().unwrap().push(i) })
+        })
+        .collect();
+    tokio::task::yield_now().await;
+    assert_eq!(log.lock().unwrap().len(), 2, "the yielding task resumed before the waiting ones ran");
+    for t in tasks {
+        t.await.unwrap();
+    }
+}

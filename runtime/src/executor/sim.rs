@@ -74,6 +74,14 @@ struct SimTask {
     aborted: AtomicBool,
     /// The task's id; `None` for a `block_on` future, which is no task.
     id: Option<Id>,
+    /// On a one-worker runtime (`Workers::one`): polls it has finished,
+    /// whether it has finished for good, whether it woke itself during
+    /// the poll running now, and the tasks it then queued behind (each
+    /// with its poll count at that moment), which go first.
+    polls: AtomicU64,
+    done: AtomicBool,
+    woke_itself: AtomicBool,
+    behind: Mutex<Vec<(Arc<SimTask>, u64)>>,
 }
 
 impl SimTask {
@@ -85,7 +93,20 @@ impl SimTask {
             timer_wakers: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
             id,
+            polls: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+            woke_itself: AtomicBool::new(false),
+            behind: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Whether every task it queued behind has been polled since (or has
+    /// finished): tokio's current-thread runtime puts a task that woke
+    /// itself (`yield_now`) behind every task already waiting.
+    fn first_in_line(&self) -> bool {
+        crate::lock(&self.behind)
+            .iter()
+            .all(|(t, n)| t.done.load(Ordering::Relaxed) || t.polls.load(Ordering::Relaxed) > *n)
     }
 
     fn object(&self) -> ObjectId {
@@ -116,6 +137,9 @@ impl Wake for SimTask {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.announce_wake();
+        if rt::active() && with_task(|t| t.borrow().as_ref().is_some_and(|t| Arc::ptr_eq(t, self))) {
+            self.woke_itself.store(true, Ordering::Relaxed);
+        }
         // Release: a wake from a thread outside the model (no step) hands
         // over what that thread did before it to the poll it enables.
         self.woken.store(true, Ordering::Release);
@@ -141,7 +165,12 @@ impl Registry {
     /// Lets at most `n` tasks (and `block_on` futures) of the runtime be
     /// inside a poll at once (`Builder::polls_at_once`).
     pub(crate) fn limit_polls(&self, n: usize) {
-        let workers = Workers { slot: ObjectSlot::new(), free: AtomicUsize::new(n), one: n == 1 };
+        let workers = Workers {
+            slot: ObjectSlot::new(),
+            free: AtomicUsize::new(n),
+            one: n == 1,
+            members: Mutex::new(Vec::new()),
+        };
         *crate::lock(&self.workers) = Some(Arc::new(workers));
     }
 
@@ -167,6 +196,8 @@ struct Workers {
     slot: ObjectSlot,
     free: AtomicUsize,
     one: bool,
+    /// The tasks (and `block_on` futures) that poll on these workers.
+    members: Mutex<Vec<Arc<SimTask>>>,
 }
 
 impl Workers {
@@ -178,13 +209,45 @@ impl Workers {
     fn poll(self: &Arc<Self>, task: &SimTask, location: &'static Location<'static>) -> OnWorker {
         let object = self.object();
         rt::step_with_when(Op::Poll, Some(task.object()), object, location, &|| {
-            task.woken.load(Ordering::Acquire) && self.free.load(Ordering::Relaxed) > 0
+            task.woken.load(Ordering::Acquire) && self.free.load(Ordering::Relaxed) > 0 && task.first_in_line()
         });
+        crate::lock(&task.behind).clear();
         self.free.fetch_sub(1, Ordering::Relaxed);
         if self.one {
             rt::acquired(object);
         }
         OnWorker { workers: self.clone() }
+    }
+}
+
+impl Workers {
+    /// Counts `task` among those polling here.
+    fn join(&self, task: &Arc<SimTask>) {
+        crate::lock(&self.members).push(task.clone());
+    }
+
+    /// Ends a poll of `task` that returned `Pending` (`ready` false) or
+    /// `Ready`: on one worker, a task that woke itself during it goes
+    /// behind every other task waiting for the worker, as tokio's
+    /// current-thread run queue puts it (a poll's end is a step on the
+    /// workers, so the poll it waits for and its own depend on each
+    /// other).
+    fn polled(&self, task: &Arc<SimTask>, ready: bool) {
+        if !self.one {
+            return;
+        }
+        task.polls.fetch_add(1, Ordering::Relaxed);
+        if ready {
+            task.done.store(true, Ordering::Relaxed);
+        }
+        if task.woke_itself.swap(false, Ordering::Relaxed) && !ready {
+            let waiting: Vec<_> = crate::lock(&self.members)
+                .iter()
+                .filter(|t| !Arc::ptr_eq(t, task) && !t.done.load(Ordering::Relaxed) && t.woken.load(Ordering::Acquire))
+                .map(|t| (t.clone(), t.polls.load(Ordering::Relaxed)))
+                .collect();
+            *crate::lock(&task.behind) = waiting;
+        }
     }
 }
 
@@ -225,6 +288,9 @@ fn poll_loop<F: Future + ?Sized>(
 ) -> Polled<F::Output> {
     let waker = Waker::from(task.clone());
     let mut cx = Context::from_waker(&waker);
+    if let Some(w) = workers {
+        w.join(task);
+    }
     loop {
         let worker = match workers {
             Some(w) => Some(w.poll(task, location)),
@@ -241,12 +307,16 @@ fn poll_loop<F: Future + ?Sized>(
             w.wake();
         }
         if task.aborted.load(Ordering::Relaxed) {
+            task.done.store(true, Ordering::Relaxed);
             return Polled::Aborted(worker);
         }
         // Timers armed during the poll wake this task (see `timer_wake`).
         let previous = with_task(|t| t.borrow_mut().replace(task.clone()));
         let polled = future.as_mut().poll(&mut cx);
         with_task(|t| *t.borrow_mut() = previous);
+        if let Some(w) = workers {
+            w.polled(task, polled.is_ready());
+        }
         drop(worker);
         if let Poll::Ready(output) = polled {
             return Polled::Ready(output);
