@@ -94,6 +94,13 @@ pub(super) enum Reserve {
     Full,
 }
 
+/// What a waiting sender's slot holds when polled ([`Chan::poll_grant`]).
+enum Grant {
+    Waiting,
+    Closed,
+    Granted,
+}
+
 /// What a receive found.
 pub(super) enum Take<T> {
     Message(T),
@@ -143,30 +150,43 @@ impl<T> Chan<T> {
     /// Polls the waiter `key` again: sends `value` once it was granted a
     /// slot (freeing the waiter), or refreshes its waker while it waits.
     pub(super) fn poll_waiter(&self, key: Key, value: T, cx: &mut Context<'_>) -> Attempt<T> {
+        match self.poll_grant(key, cx) {
+            (_, Grant::Waiting) => Attempt::Wait(key, value),
+            (_, Grant::Closed) => Attempt::Closed(value),
+            (s, Grant::Granted) => push(s, value),
+        }
+    }
+
+    /// Looks at the waiter `key`'s slot: still waiting (its waker
+    /// refreshed), or closed or granted, the waiter freed (a slot granted
+    /// after the receiver closed goes back to the pool: closing dequeued
+    /// every waiter). Returns the guard with it, for a granted slot's use.
+    fn poll_grant(&self, key: Key, cx: &mut Context<'_>) -> (MutexGuard<'_, State<T>>, Grant) {
         let mut s = lock(&self.state);
-        let w = s.waiters.get_mut(key);
-        match w.outcome {
+        let outcome = s.waiters.get_mut(key).outcome;
+        let grant = match outcome {
             Outcome::Waiting => {
-                match &mut w.waker {
+                match &mut s.waiters.get_mut(key).waker {
                     Some(old) if old.will_wake(cx.waker()) => {}
                     slot => *slot = Some(cx.waker().clone()),
                 }
-                Attempt::Wait(key, value)
+                Grant::Waiting
             }
             Outcome::Closed => {
                 s.waiters.remove(key);
-                Attempt::Closed(value)
+                Grant::Closed
             }
             Outcome::Granted => {
                 s.waiters.remove(key);
                 if s.rx_closed {
-                    // Closing dequeued every waiter, so the slot goes back to the pool.
                     s.permits += 1;
-                    return Attempt::Closed(value);
+                    Grant::Closed
+                } else {
+                    Grant::Granted
                 }
-                push(s, value)
             }
-        }
+        };
+        (s, grant)
     }
 
     /// Reserves a slot of a bounded channel (any channel has room for an
@@ -191,28 +211,10 @@ impl<T> Chan<T> {
     /// Polls the reserving waiter `key` again: reserved once it was
     /// granted a slot (freeing the waiter), or its waker refreshed.
     pub(super) fn poll_reservation(&self, key: Key, cx: &mut Context<'_>) -> Reserve {
-        let mut s = lock(&self.state);
-        let w = s.waiters.get_mut(key);
-        match w.outcome {
-            Outcome::Waiting => {
-                match &mut w.waker {
-                    Some(old) if old.will_wake(cx.waker()) => {}
-                    slot => *slot = Some(cx.waker().clone()),
-                }
-                Reserve::Wait(key)
-            }
-            Outcome::Closed => {
-                s.waiters.remove(key);
-                Reserve::Closed
-            }
-            Outcome::Granted => {
-                s.waiters.remove(key);
-                if s.rx_closed {
-                    s.permits += 1;
-                    return Reserve::Closed;
-                }
-                Reserve::Reserved
-            }
+        match self.poll_grant(key, cx).1 {
+            Grant::Waiting => Reserve::Wait(key),
+            Grant::Closed => Reserve::Closed,
+            Grant::Granted => Reserve::Reserved,
         }
     }
 
