@@ -184,9 +184,10 @@ impl Registry {
 /// while a worker is free, and gives it back when `poll` returns in an
 /// `Op::Yield` step that names the workers as the object it changes (the
 /// task hands the thread back to the scheduler: switching to another task
-/// there is no preemption, as at every yield). So at most `n` polls overlap and, with one worker, a
-/// poll runs to its end before another task's begins (a current-thread
-/// runtime), interleaving only with threads. The poll names the workers'
+/// there is no preemption, as at every yield). So at most `n` polls
+/// overlap and, with one worker, a poll runs to its end before another
+/// task's begins (a current-thread runtime), interleaving only with
+/// threads. The poll names the workers'
 /// object as the second one it changes, so that the reductions see what
 /// enables or disables it: a wake of its task, or a worker taken or given
 /// back. With one worker the hand-over also orders the polls for the race
@@ -218,9 +219,7 @@ impl Workers {
         }
         OnWorker { workers: self.clone() }
     }
-}
 
-impl Workers {
     /// Counts `task` among those polling here.
     fn join(&self, task: &Arc<SimTask>) {
         crate::lock(&self.members).push(task.clone());
@@ -241,11 +240,15 @@ impl Workers {
             task.done.store(true, Ordering::Relaxed);
         }
         if task.woke_itself.swap(false, Ordering::Relaxed) && !ready {
-            let waiting: Vec<_> = crate::lock(&self.members)
+            let mut members = crate::lock(&self.members);
+            // Finished tasks never wait again: the list keeps only the live.
+            members.retain(|t| !t.done.load(Ordering::Relaxed));
+            let waiting: Vec<_> = members
                 .iter()
-                .filter(|t| !Arc::ptr_eq(t, task) && !t.done.load(Ordering::Relaxed) && t.woken.load(Ordering::Acquire))
+                .filter(|t| !Arc::ptr_eq(t, task) && t.woken.load(Ordering::Acquire))
                 .map(|t| (t.clone(), t.polls.load(Ordering::Relaxed)))
                 .collect();
+            drop(members);
             *crate::lock(&task.behind) = waiting;
         }
     }
