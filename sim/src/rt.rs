@@ -479,10 +479,19 @@ fn cell_access(cell: &CellSlot, kind: &'static str, write: bool, location: &'sta
 
 /// Whether the calling thread runs in a destructor that std's `Arc`
 /// started on its last drop: its `drop_slow`, never inlined, is on the
-/// stack (symbol names survive in release builds unless stripped).
+/// stack. Without debug info the frame is the symbol's full path
+/// (`alloc::sync::Arc<T,A>::drop_slow`; symbol names survive in release
+/// builds unless stripped); with line tables only, the name is short
+/// (`drop_slow<..>`) and the line under it names `alloc/src/sync.rs`.
 fn in_std_arc_drop() -> bool {
     let trace = std::backtrace::Backtrace::force_capture().to_string();
-    trace.lines().any(|l| l.contains("alloc::sync::Arc<") && l.contains("drop_slow"))
+    let lines: Vec<&str> = trace.lines().collect();
+    lines.iter().enumerate().any(|(i, l)| {
+        let frame = l.trim_start();
+        let short =
+            frame.contains(": drop_slow<") && lines.get(i + 1).is_some_and(|at| at.contains("alloc/src/sync.rs"));
+        short || (frame.contains("alloc::sync::Arc<") && frame.contains("drop_slow"))
+    })
 }
 
 /// Returns whether weak compare-exchange may fail spuriously, and
