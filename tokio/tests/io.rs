@@ -22,11 +22,23 @@ async fn network_and_file_io_name_the_call_inside_an_exploration() {
         assert!(e.to_string().starts_with("`tokio::fs::File::create` inside"), "{e}");
         let e = tokio::fs::OpenOptions::new().read(true).open("Cargo.toml").await.unwrap_err();
         assert!(e.to_string().starts_with("`tokio::fs::OpenOptions::open` inside"), "{e}");
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        let e = socket.listen(16).unwrap_err();
+        assert!(e.to_string().starts_with("`tokio::net::TcpSocket::listen` inside"), "{e}");
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        let e = socket.connect("127.0.0.1:9".parse().unwrap()).await.unwrap_err();
+        assert!(e.to_string().starts_with("`tokio::net::TcpSocket::connect` inside"), "{e}");
     } else {
         assert!(listener.is_ok());
         assert!(read.unwrap().starts_with(b"[package]"));
         assert!(tokio::fs::OpenOptions::new().read(true).open("Cargo.toml").await.is_ok());
     }
+}
+
+/// Accepts through `poll_accept`, as a stream adapter does: its stream is
+/// the type `tokio::net` names (under `sim` the wrapper, not real tokio's).
+async fn accept_by_polling(listener: &tokio::net::TcpListener) -> tokio::net::TcpStream {
+    std::future::poll_fn(|cx| listener.poll_accept(cx)).await.unwrap().0
 }
 
 #[test]
@@ -45,5 +57,26 @@ fn outside_an_exploration_network_io_is_tokios() {
         conn.read_to_end(&mut got).await.unwrap();
         client.await.unwrap();
         assert_eq!(got, b"ping");
+        // A socket's `connect` and `listen`, and `poll_accept`, give the
+        // types `tokio::net` names.
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_reuseaddr(true).unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let listener: tokio::net::TcpListener = socket.listen(16).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let client = tokio::spawn(async move {
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            let mut s: tokio::net::TcpStream = socket.connect(addr).await.unwrap();
+            s.write_all(b"pong").await.unwrap();
+        });
+        let mut conn = accept_by_polling(&listener).await;
+        let mut got = Vec::new();
+        conn.read_to_end(&mut got).await.unwrap();
+        client.await.unwrap();
+        assert_eq!(got, b"pong");
+        let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        std_listener.set_nonblocking(true).unwrap();
+        let listener = tokio::net::TcpListener::try_from(std_listener).unwrap();
+        assert_eq!(listener.local_addr().unwrap().ip().to_string(), "127.0.0.1");
     });
 }
