@@ -370,6 +370,32 @@ mod sim {
     }
 
     #[test]
+    fn std_clocks_move_with_the_virtual_sleeps_of_threads_and_tasks() {
+        // A thread sleeps a minute and a task an hour, both virtual: the
+        // program's own reads of std's clocks see each sleep take at least
+        // its length (and far less than both together), in every schedule.
+        fn lasted(start: std::time::Instant, at_least: Duration) {
+            let took = start.elapsed();
+            assert!(took >= at_least && took < at_least + Duration::from_secs(30), "{took:?}");
+        }
+        if !samaritan_sim::STD_CLOCKS_FOLLOW {
+            return;
+        }
+        check_dfs(3, || {
+            let t = samaritan::thread::spawn(|| {
+                let start = std::time::Instant::now();
+                samaritan::thread::sleep(Duration::from_secs(60));
+                lasted(start, Duration::from_secs(60));
+            });
+            let wall = std::time::SystemTime::now();
+            executor::block_on(samaritan::time::sleep(Duration::from_secs(3600)));
+            let took = wall.elapsed().unwrap();
+            assert!(took >= Duration::from_secs(3600) && took < Duration::from_secs(3690), "{took:?}");
+            t.join().unwrap();
+        });
+    }
+
+    #[test]
     fn interval_ticks_follow_virtual_time_exactly() {
         // Ticks at 0, 10 and 20 ms; a task that sleeps 15 ms finishes
         // between the second and third: one order only.

@@ -27,6 +27,7 @@ use crate::progress::Progress;
 use crate::race::Races;
 use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 use crate::trace::{location_string, ReadFrom, Trace, TraceLine, TraceRead, TraceStep};
+use crate::wall_clock;
 
 /// Settings that hold for every execution of an exploration.
 #[derive(Clone, Debug)]
@@ -441,8 +442,17 @@ impl Execution {
         if self.timers.is_empty() {
             return;
         }
-        self.clock_ns = self.clock_ns.max(self.next_timer);
+        self.clock_to(self.next_timer);
         self.fire_due();
+    }
+
+    /// Moves the virtual clock forward to `to` (never back), and std's
+    /// clocks on this thread with it (`wall_clock`).
+    pub(crate) fn clock_to(&mut self, to: u64) {
+        if to > self.clock_ns {
+            wall_clock::jumped(to - self.clock_ns);
+            self.clock_ns = to;
+        }
     }
 
     /// Fires every timer whose deadline the clock has reached.

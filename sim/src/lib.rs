@@ -13,7 +13,8 @@
 //!   ([`ObjectId`], labelled by the primitive) and operations ([`Op`]).
 //! - Under an execution nothing here reads wall-clock time or OS
 //!   randomness on behalf of the program; the explorer reads the clock only
-//!   for its own time budget and watchdog.
+//!   for its own time budget and watchdog. The program's own reads of std's
+//!   clocks see the real time plus the virtual clock's jumps (`wall_clock`).
 //! - The token format and the trace format are versioned API
 //!   ([`TOKEN_VERSION`]).
 
@@ -49,6 +50,7 @@ mod strategy;
 mod throttle;
 mod trace;
 mod trace_parse;
+mod wall_clock;
 mod worker;
 
 pub mod rt;
@@ -65,6 +67,7 @@ pub use shard::{Shard, ShardError, MAX_SHARDS};
 pub use strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
 pub use trace::{ReadFrom, Trace, TraceLine, TRACE_VERSION};
 pub use trace_parse::TraceError;
+pub use wall_clock::STD_CLOCKS_FOLLOW;
 
 #[cfg(test)]
 mod architecture {

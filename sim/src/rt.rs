@@ -505,7 +505,8 @@ pub fn spurious_failures() -> bool {
 pub fn advance_clock(nanos: u64) -> u64 {
     with_exec(|cell| {
         let mut e = cell.borrow_mut();
-        e.clock_ns = e.clock_ns.saturating_add(nanos);
+        let to = e.clock_ns.saturating_add(nanos);
+        e.clock_to(to);
         e.clock_ns
     })
     .unwrap_or(0)

@@ -18,6 +18,7 @@ use crate::op::ActorId;
 use crate::outcome::Outcome;
 use crate::overflow;
 use crate::panics;
+use crate::wall_clock;
 
 pub(crate) type ExecCell = RefCell<Execution>;
 
@@ -251,11 +252,12 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
     let generation = cell.borrow().generation;
     /// Restores this thread's execution pointers, even if the engine itself
     /// panics: nothing may see a pointer to an execution being dropped.
-    struct Restore(*const ExecCell, u64);
+    struct Restore(*const ExecCell, u64, bool);
     impl Drop for Restore {
         fn drop(&mut self) {
             EXEC.with(|c| c.set(self.0));
             GENERATION.with(|g| g.set(self.1));
+            wall_clock::end(self.2);
             alloc::end();
         }
     }
@@ -265,7 +267,12 @@ pub(crate) fn run_execution(cell: &ExecCell, body: &(dyn Fn() + Sync)) {
         let size = unsafe { (*cell.borrow().pool).size() };
         panic!("cannot allocate the main thread's coroutine stack of {size} bytes: {err}")
     });
-    let _restore = Restore(EXEC.with(|c| c.replace(cell)), GENERATION.with(|g| g.replace(generation)));
+    let _restore = Restore(
+        EXEC.with(|c| c.replace(cell)),
+        GENERATION.with(|g| g.replace(generation)),
+        // std's clocks follow the virtual clock from here on (`wall_clock`).
+        wall_clock::begin(),
+    );
     // What this thread frees from here on is held until `_restore` drops
     // (the `alloc` module: no address comes back within an execution).
     alloc::begin();

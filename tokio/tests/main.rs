@@ -19,6 +19,8 @@ mod outside_wakes;
 mod polls;
 mod programs;
 #[cfg(feature = "sim")]
+mod std_clock;
+#[cfg(feature = "sim")]
 mod support;
 #[cfg(feature = "sim")]
 mod traits;
