@@ -8,7 +8,15 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::panic;
-use std::sync::Once;
+use std::sync::{Mutex, Once, PoisonError};
+
+use crate::outcome::Outcome;
+
+/// Panic messages that mean the test used something an exploration cannot
+/// run, not that the program has a bug: each the start of a message and
+/// what to tell the user. Registered by the crates above the engine
+/// ([`crate::rt::misuse_on_panic`]); the engine knows none of them.
+static MISUSES: Mutex<Vec<(&'static str, &'static str)>> = Mutex::new(Vec::new());
 
 thread_local! {
     /// Message and location of the latest panic in an actor on this thread.
@@ -20,6 +28,24 @@ thread_local! {
     /// actor's panic (std's own "panic in a destructor during cleanup"
     /// follows the destructor's panic and needs no second one).
     static NOTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Registers a panic message's start that makes a panic a misuse.
+pub(crate) fn misuse_on_panic(starts: &'static str, detail: &'static str) {
+    let mut misuses = MISUSES.lock().unwrap_or_else(PoisonError::into_inner);
+    if !misuses.iter().any(|(s, _)| *s == starts) {
+        misuses.push((starts, detail));
+    }
+}
+
+/// The verdict on `actor`'s panic: a misuse when its message starts as a
+/// registered one, naming what panicked where; otherwise the panic.
+pub(crate) fn verdict(actor: String, message: String, location: String) -> Outcome {
+    let misuses = MISUSES.lock().unwrap_or_else(PoisonError::into_inner);
+    match misuses.iter().find(|(starts, _)| message.starts_with(starts)) {
+        Some((_, detail)) => Outcome::Misuse { actor, detail: format!("{detail} (a panic at {location}: {message})") },
+        None => Outcome::Panic { actor, message, location },
+    }
 }
 
 /// The engine caught the running actor's panic (or it returned): a later

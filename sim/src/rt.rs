@@ -171,7 +171,7 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>, taken: Option<&d
             // since its unwinding ends here.
             let (message, location) = crate::panics::in_flight();
             let actor = e.actor_name(me);
-            e.fail(crate::outcome::Outcome::Panic { actor, message, location });
+            e.fail(crate::panics::verdict(actor, message, location));
             drop(e);
             // Give up unwinding this actor: its stack is abandoned with
             // the unwinding half done, which leaves this OS thread's panic
@@ -247,6 +247,15 @@ pub fn misuse(detail: String) {
             e.fail(crate::outcome::Outcome::Misuse { actor, detail });
         }
     });
+}
+
+/// Makes a panic whose message starts with `starts` a misuse of the test
+/// (`detail` says what it used that an exploration cannot run, and what to
+/// do instead) rather than a bug: a library that panics when it finds no
+/// runtime of its own, say. Process-wide; registering a start again keeps
+/// the first detail.
+pub fn misuse_on_panic(starts: &'static str, detail: &'static str) {
+    crate::panics::misuse_on_panic(starts, detail);
 }
 
 /// Asks the engine for a value in `0..alternatives` (an explored choice).

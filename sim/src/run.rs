@@ -151,7 +151,7 @@ pub(crate) unsafe fn start_actor(
             with_exec(|cell| {
                 let mut e = cell.borrow_mut();
                 let actor = e.actor_name(id);
-                e.fail(Outcome::Panic { actor, message, location });
+                e.fail(panics::verdict(actor, message, location));
             });
             // Dropping a payload runs arbitrary code; keep it contained.
             let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(payload)));

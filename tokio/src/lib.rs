@@ -99,13 +99,14 @@
 //! | `sync::{mpsc, oneshot, watch, Mutex, RwLock, Notify, Semaphore}` | samaritan's async primitives in both cases (executor-agnostic, they behave like tokio's outside an exploration, on a tokio runtime too), under tokio's names and error types; `Mutex::lock_owned`/`try_lock_owned` (for `T: 'static`) and `Semaphore::*_owned` too; `blocking_*` run on samaritan's `block_on` (they do not panic inside async code, as tokio's do); `mpsc::Sender::{reserve, try_reserve, reserve_owned, try_reserve_owned}` with `Permit`/`OwnedPermit`; not mapped: `reserve_many`, `recv_many`, weak senders, owned `RwLock` guards, `MutexGuard::map`, `watch::Sender::closed`, `watch::Receiver::wait_for` |
 //! | `sync::broadcast` | samaritan's `broadcast`, with tokio's rounding of the capacity to a power of two, `Lagged(n)`, `Closed` and error types; not mapped: weak senders, `Sender::closed` |
 //! | `sync::{Barrier, OnceCell, SetOnce, ...}` | tokio's, not simulated |
-//! | `time::{sleep, sleep_until, timeout, timeout_at, interval, interval_at, Instant, Sleep, Timeout, Interval, error::Elapsed}` | virtual time inside an exploration, tokio's outside; `Instant::now` reads the virtual clock; a `sleep`'s virtual deadline is taken at its first poll |
+//! | `time::{sleep, sleep_until, timeout, timeout_at, interval, interval_at, Instant, Sleep, Timeout, Interval, error::Elapsed}` | virtual time inside an exploration, tokio's outside; `Instant::now` reads the virtual clock; a `sleep`'s virtual deadline is taken at its first poll; `std::time::Instant` and `SystemTime` move with the virtual clock's jumps (64-bit glibc Linux), so std durations across a `sleep` are the sleep's |
 //! | `time::{pause, resume, advance}` (`test-util`) | `pause` and `resume` do nothing (virtual time behaves as a paused clock), `advance` sleeps in virtual time |
 //! | `select!` | this crate's, tokio's syntax (`biased;`, `, if` preconditions, `else`): the branch polled first is an explored choice among the enabled branches, at every poll; outside an exploration a random one, as tokio's |
 //! | `join!`, `try_join!`, `pin!` | tokio's: they poll in a fixed order and need no runtime |
 //! | `#[tokio::test]` | explored on a runtime of the flavor's size: `current_thread` (the default) polls one task at a time, so tasks interleave only where a poll returns (and with `spawn_blocking` threads); `multi_thread` lets `worker_threads` polls overlap (no limit without it); which woken task is polled next is an explored choice, except that on one worker a task that woke itself (`yield_now`) is polled after every task already waiting, as tokio's run queue puts it; `start_paused` accepted and ignored (time is virtual), `crate = "..."` honoured |
 //! | `#[tokio::main]` | tokio's: a program's entry point runs on tokio; explore with `#[tokio::test]` |
-//! | `net::{TcpListener::bind, TcpStream::connect, TcpSocket::{connect, listen}, UdpSocket::bind, lookup_host}`, `fs`'s free functions (`read`, `write`, `create_dir_all`, `metadata`, ...), `fs::File::{open, create}`, `fs::OpenOptions::open` | an `io::Error` (`Unsupported`) naming the call: network and file I/O are not simulated; tokio's outside an exploration. `TcpListener`, `TcpStream`, `TcpSocket` and `UdpSocket` wrap tokio's (every other method through `Deref`); whatever gives one of them (`accept`, `poll_accept`, `TryFrom`) gives the wrapper |
+//! | `net::lookup_host`, `fs`'s free functions (`read`, `write`, `create_dir_all`, `metadata`, ...), `fs::File::{open, create}`, `fs::OpenOptions::open` | an `io::Error` (`Unsupported`) naming the call: network and file I/O are not simulated; tokio's outside an exploration |
+//! | `net`'s types (`TcpListener`, `TcpStream`, `TcpSocket`, `UdpSocket`, Unix sockets) | tokio's own, so they pass to crates written against tokio; inside an exploration their `bind`/`connect` find no tokio runtime, and the report says the test cannot be checked as written (a misuse naming tokio's panic), not that it has a bug. So does any call that reaches real tokio's runtime from inside an exploration (a dependency that uses tokio directly) |
 //! | the rest of `net`, `fs`, `io`, `process`, `signal`, `runtime` | tokio's, unchecked: inside an exploration they fail as tokio fails without a runtime |
 #![doc(test(attr(deny(warnings))))]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -164,5 +165,30 @@ macro_rules! select {
 /// Whether an exploration is running on the calling thread.
 #[cfg(feature = "sim")]
 pub(crate) fn exploring() -> bool {
+    misuses();
     samaritan_sim::rt::active()
+}
+
+/// tokio's panic when it finds no runtime of its own (`CONTEXT_MISSING_ERROR`
+/// in tokio's `util/error.rs`, the same words since tokio 1.0).
+#[cfg(feature = "sim")]
+const NO_TOKIO_RUNTIME: &str = "there is no reactor running, must be called from the context of a Tokio 1.x runtime";
+
+/// Tells the engine that tokio's panic for a missing runtime is a misuse:
+/// inside an exploration, code that reaches tokio itself (its network
+/// types, its timers or spawn called by a dependency that uses tokio
+/// directly) cannot be checked, and the report should say so rather than
+/// call it a bug. Once per process.
+#[cfg(feature = "sim")]
+pub(crate) fn misuses() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        samaritan_sim::rt::misuse_on_panic(
+            NO_TOKIO_RUNTIME,
+            "the test reaches tokio's own runtime, which an exploration does not run: tokio's network types \
+             (network I/O is not simulated), or a dependency that calls tokio directly (its timers, spawn or I/O), \
+             which the `tokio` rename does not reach; run that part outside the exploration, or give the code \
+             under test an in-memory stand-in",
+        );
+    });
 }

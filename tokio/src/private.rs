@@ -13,6 +13,7 @@ pub use tokio;
 /// lets `polls_at_once` tasks be inside a poll at once (`None`: no limit).
 #[track_caller]
 pub fn block_on<F: std::future::Future>(polls_at_once: Option<usize>, future: F) -> F::Output {
+    crate::misuses();
     let mut builder = samaritan::executor::Builder::current_thread();
     if let Some(n) = polls_at_once {
         builder.polls_at_once(n);
