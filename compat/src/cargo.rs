@@ -84,17 +84,34 @@ pub(crate) fn fit_lock(dir: &Path) -> Result<Vec<String>, String> {
         let Some(package) = locked_conflict(&stderr).filter(|p| !updated.contains(p)) else {
             return Err(first_error(&stderr).unwrap_or_else(|| format!("cargo metadata exited with {}", probe.status)));
         };
-        let update = Command::new("cargo")
-            .args(["update", "-p", &package])
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-        if !update.status.success() {
+        // Updating one package may need another one the lock pins (libc's
+        // update re-resolves syn 2, which needs a newer quote than the
+        // lock's): those go into the same `cargo update`.
+        let mut together = vec![package];
+        loop {
+            let mut args = vec!["update".to_string()];
+            for p in &together {
+                args.extend(["-p".to_string(), p.clone()]);
+            }
+            let update = Command::new("cargo")
+                .args(&args)
+                .current_dir(dir)
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| format!("cannot run cargo: {e}"))?;
+            if update.status.success() {
+                break;
+            }
             let text = String::from_utf8_lossy(&update.stderr);
-            return Err(first_error(&text).unwrap_or_else(|| format!("cargo update -p {package} failed")));
+            match locked_conflict(&text).filter(|p| !together.contains(p) && together.len() < 16) {
+                Some(next) => together.push(next),
+                None => {
+                    let packages = together.join(" -p ");
+                    return Err(first_error(&text).unwrap_or_else(|| format!("cargo update -p {packages} failed")));
+                }
+            }
         }
-        updated.push(package);
+        updated.extend(together);
     }
     Err(format!("the lock file still conflicts after updating {}", updated.join(", ")))
 }

@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run --release -p samaritan-compat -- [--crates FILE] [--only NAME]...
 //!     [--cap SECS] [--samaritan PATH] [--work DIR] [--side loom|samaritan|both]
-//!     [--patch] [--dry-run] [--mutants] [--out FILE.md]
+//!     [--patch] [--dry-run] [--mutants [--peer-runs N]] [--out FILE.md]
 //! ```
 //!
 //! See `compat/README.md`. Not part of `.ci/run` beyond compiling and its
@@ -55,6 +55,10 @@ usage: samaritan-compat [OPTIONS]
   --dry-run            fetch, switch, build and list the tests; run none
   --mutants            run each crate's planted bugs ([[crate.mutation]]) instead
                        of its suite: the edit in both copies, the listed tests
+  --peer-runs N        with --mutants: run each test N times on the peer side
+                       (1-1000, default 1) and say in how many it failed: a
+                       tokio test runs one schedule per run, whichever the
+                       machine gives it
   --out FILE.md        also write the report there, and the raw rows to FILE.tsv
   --help               print this help
 ";
@@ -72,6 +76,8 @@ struct Options {
     switch: Option<Switch>,
     dry_run: bool,
     mutants: bool,
+    /// `--peer-runs`: how many times `--mutants` runs each peer-side test.
+    peer_runs: u32,
     out: Option<PathBuf>,
 }
 
@@ -99,6 +105,7 @@ fn options() -> Result<Option<Options>, lexopt::Error> {
         switch: None,
         dry_run: false,
         mutants: false,
+        peer_runs: 1,
         out: None,
     };
     let mut parser = lexopt::Parser::from_env();
@@ -125,6 +132,12 @@ fn options() -> Result<Option<Options>, lexopt::Error> {
             Long("patch") => o.switch = Some(Switch::Patch),
             Long("dry-run") => o.dry_run = true,
             Long("mutants") => o.mutants = true,
+            Long("peer-runs") => {
+                o.peer_runs = parser.value()?.parse()?;
+                if !(1..=1000).contains(&o.peer_runs) {
+                    return Err(format!("--peer-runs: expected 1 to 1000 runs, not {}", o.peer_runs).into());
+                }
+            }
             Long("out") => o.out = Some(parser.value()?.into()),
             Long("help") | Short('h') => return Ok(None),
             _ => return Err(arg.unexpected()),
@@ -205,6 +218,7 @@ fn compat(mut o: Options) -> Result<(), String> {
 /// What one side of a crate built, and its tests (target, name, binary).
 struct Prepared {
     built: Built,
+    /// Target, test and the test binary that lists it.
     tests: Vec<(String, String, PathBuf)>,
 }
 
@@ -212,7 +226,9 @@ struct Prepared {
 fn one_crate(o: &Options, spec: &CrateSpec) -> CrateResult {
     let mut result = empty_result(o, spec);
     match fetch(o, spec) {
-        Ok(source) => run_copies(o, spec, &source, &o.work.join(spec.id()), None, &mut result),
+        Ok(source) => {
+            run_copies(o, spec, &source, &o.work.join(spec.id()), None, &mut result);
+        }
         Err(e) => {
             for side in &o.sides {
                 *built_mut(&mut result, *side) = Built::Failed(e.clone());
@@ -263,7 +279,7 @@ fn run_copies(
     dir: &Path,
     mutation: Option<&Mutation>,
     result: &mut CrateResult,
-) {
+) -> Vec<(Side, Prepared)> {
     let mut prepared = Vec::new();
     for &side in &o.sides {
         let p = prepare(o, spec, source, dir, side, mutation, &mut result.switched);
@@ -294,6 +310,7 @@ fn run_copies(
         let [loom, samaritan] = cells;
         result.rows.push(Row { target, test, loom, samaritan });
     }
+    prepared
 }
 
 fn built_mut(result: &mut CrateResult, side: Side) -> &mut Built {

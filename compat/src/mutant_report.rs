@@ -75,12 +75,35 @@ pub(crate) struct SideResult {
     /// The first lines of the failure (samaritan: its report's header and
     /// verdict; loom: the panic), or the build's or the edit's error.
     pub(crate) says: Vec<String>,
+    /// With `--peer-runs`, on the peer side: how its repeated runs ended.
+    pub(crate) runs: Option<Runs>,
+}
+
+/// How a test's repeated runs on the peer side ended (`--peer-runs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Runs {
+    /// Runs in all, the first one included.
+    pub(crate) runs: u32,
+    /// Runs that failed.
+    pub(crate) failed: u32,
+    /// Runs killed at the cap.
+    pub(crate) hung: u32,
+}
+
+impl Runs {
+    /// `failed in 3 of 100 runs`, plus the hung ones when there are any.
+    fn text(self) -> String {
+        match self.hung {
+            0 => format!("failed in {} of {} runs", self.failed, self.runs),
+            h => format!("failed in {} and hung in {h} of {} runs", self.failed, self.runs),
+        }
+    }
 }
 
 impl SideResult {
     /// A side with nothing to say.
     pub(crate) fn bare(verdict: Verdict) -> SideResult {
-        SideResult { verdict, wall: None, says: Vec::new() }
+        SideResult { verdict, wall: None, says: Vec::new(), runs: None }
     }
 }
 
@@ -100,6 +123,8 @@ pub(crate) struct MutantRow {
 /// One mutation of one crate.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct MutantResult {
+    /// The peer side's name (`loom`, `tokio`).
+    pub(crate) peer: &'static str,
     /// The crate's name.
     pub(crate) name: String,
     /// Its version.
@@ -172,7 +197,8 @@ fn says(s: &SideResult) -> String {
 /// many loom catches and how many of those samaritan does (a side that did
 /// not run, `--side`, is left out of the sentence).
 pub(crate) fn summary(results: &[MutantResult]) -> String {
-    let mut s = String::from("| crate | mutation | at | loom | samaritan |\n|---|---|---|---|---|\n");
+    let peer = peer_of(results);
+    let mut s = format!("| crate | mutation | at | {peer} | samaritan |\n|---|---|---|---|---|\n");
     for r in results {
         let _ = writeln!(
             s,
@@ -192,38 +218,48 @@ pub(crate) fn summary(results: &[MutantResult]) -> String {
         (true, true) => {}
         (false, false) => return s,
         (loom, _) => {
-            let side = if loom { Side::Loom } else { Side::Samaritan };
-            let _ = writeln!(s, "\n{} catches {} of {} mutations.", side.name(), count(side), results.len());
+            let side = if loom { peer } else { "samaritan" };
+            let counted = if loom { Side::Loom } else { Side::Samaritan };
+            let _ = writeln!(s, "\n{side} catches {} of {} mutations.", count(counted), results.len());
             return s;
         }
     }
-    let by_loom: Vec<&MutantResult> = results.iter().filter(|r| caught(r, Side::Loom)).collect();
-    let both = by_loom.iter().filter(|r| caught(r, Side::Samaritan)).count();
+    let by_peer: Vec<&MutantResult> = results.iter().filter(|r| caught(r, Side::Loom)).collect();
+    let both = by_peer.iter().filter(|r| caught(r, Side::Samaritan)).count();
     let only_samaritan = results.iter().filter(|r| caught(r, Side::Samaritan) && !caught(r, Side::Loom)).count();
     let _ = writeln!(
         s,
-        "\nloom catches {} of {} mutations; samaritan catches {both} of those {}, and {only_samaritan} that loom does not.",
-        by_loom.len(),
+        "\n{peer} catches {} of {} mutations; samaritan catches {both} of those {}, and {only_samaritan} that {peer} does not.",
+        by_peer.len(),
         results.len(),
-        by_loom.len()
+        by_peer.len()
     );
-    let missed: Vec<String> = by_loom
+    let missed: Vec<String> = by_peer
         .iter()
         .filter(|r| !caught(r, Side::Samaritan))
         .map(|r| format!("{} {} `{}`", r.name, r.version, r.mutation))
         .collect();
     if !missed.is_empty() {
-        let _ = writeln!(s, "\nCaught by loom, not by samaritan: {}.", missed.join(", "));
+        let _ = writeln!(s, "\nCaught by {peer}, not by samaritan: {}.", missed.join(", "));
     }
     s
+}
+
+/// The peer's name when every result has the same one, else `peer`.
+fn peer_of(results: &[MutantResult]) -> &'static str {
+    match results.first().map(|r| r.peer) {
+        Some(first) if results.iter().all(|r| r.peer == first) => first,
+        _ => "peer",
+    }
 }
 
 /// One row per mutation and test: both sides' verdicts, seconds and first
 /// failure lines.
 pub(crate) fn table(results: &[MutantResult]) -> String {
-    let mut s = String::from(
-        "| crate | mutation | target | test | loom | samaritan | loom s | samaritan s | loom says | samaritan says |\n\
-         |---|---|---|---|---|---|---:|---:|---|---|\n",
+    let peer = peer_of(results);
+    let mut s = format!(
+        "| crate | mutation | target | test | {peer} | samaritan | {peer} s | samaritan s | {peer} says | samaritan says |\n\
+         |---|---|---|---|---|---|---:|---:|---|---|\n"
     );
     for r in results {
         for row in &r.rows {
@@ -235,7 +271,10 @@ pub(crate) fn table(results: &[MutantResult]) -> String {
                 cell(&r.mutation),
                 cell(&row.target),
                 cell(&row.test),
-                row.loom.verdict.text(),
+                match row.loom.runs {
+                    Some(runs) => format!("{}; {}", row.loom.verdict.text(), runs.text()),
+                    None => row.loom.verdict.text().to_string(),
+                },
                 row.samaritan.verdict.text(),
                 wall(&row.loom),
                 wall(&row.samaritan),
@@ -250,24 +289,25 @@ pub(crate) fn table(results: &[MutantResult]) -> String {
 /// The rows as TSV, one per mutation, test and side.
 pub(crate) fn tsv(results: &[MutantResult]) -> String {
     let clean = |t: &str| t.replace(['\t', '\n'], " ");
-    let mut s = String::from("crate\tversion\tmutation\tat\tside\ttarget\ttest\tverdict\twall_s\tsays\n");
+    let mut s = String::from("crate\tversion\tmutation\tat\tside\ttarget\ttest\tverdict\twall_s\tsays\truns\n");
     for r in results {
         for row in &r.rows {
             for side in [Side::Loom, Side::Samaritan] {
                 let x = pick(row, side);
                 let _ = writeln!(
                     s,
-                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
                     r.name,
                     r.version,
                     clean(&r.mutation),
                     clean(&r.at),
-                    side.name(),
+                    if side == Side::Loom { r.peer } else { side.name() },
                     clean(&row.target),
                     clean(&row.test),
                     x.verdict.text(),
                     x.wall.map_or(String::new(), |w| format!("{w:.3}")),
-                    clean(&x.says.join(" / "))
+                    clean(&x.says.join(" / ")),
+                    x.runs.map_or(String::new(), |r| format!("{}/{}/{}", r.failed, r.hung, r.runs))
                 );
             }
         }
@@ -280,7 +320,7 @@ mod tests {
     use super::*;
 
     fn side(verdict: Verdict, wall: f64, says: &[&str]) -> SideResult {
-        SideResult { verdict, wall: Some(wall), says: says.iter().map(|l| l.to_string()).collect() }
+        SideResult { verdict, wall: Some(wall), says: says.iter().map(|l| l.to_string()).collect(), runs: None }
     }
 
     fn row(test: &str, loom: SideResult, samaritan: SideResult) -> MutantRow {
@@ -289,6 +329,7 @@ mod tests {
 
     fn example() -> Vec<MutantResult> {
         let result = |mutation: &str, at: &str, rows| MutantResult {
+            peer: "loom",
             name: "queue".into(),
             version: "1.0.0".into(),
             mutation: mutation.into(),
@@ -321,7 +362,7 @@ mod tests {
                 vec![MutantRow {
                     target: "—".into(),
                     test: "—".into(),
-                    loom: SideResult { verdict: Verdict::Error, wall: None, says: vec![error[0].into()] },
+                    loom: SideResult { verdict: Verdict::Error, wall: None, says: vec![error[0].into()], runs: None },
                     samaritan: SideResult::bare(Verdict::Skipped),
                 }],
             ),
@@ -378,10 +419,41 @@ Caught by loom, not by samaritan: queue 1.0.0 `no-lock`.
         results[0].rows.truncate(1);
         assert_eq!(
             tsv(&results),
-            "crate\tversion\tmutation\tat\tside\ttarget\ttest\tverdict\twall_s\tsays
-queue\t1.0.0\tstore-relaxed\tsrc/lib.rs:31\tloom\tloom\tspsc\tcaught\t1.500\tthread 'main' panicked at src/lib.rs:40:9: / assertion `left == right` failed
-queue\t1.0.0\tstore-relaxed\tsrc/lib.rs:31\tsamaritan\tloom\tspsc\tcaught\t0.250\tsamaritan found a bug in execution 12 of the model at tests/loom.rs:8:5 (strategy dpor) / panic in thread 'main' at src/lib.rs:40:9: assertion `left == right` failed
+            "crate\tversion\tmutation\tat\tside\ttarget\ttest\tverdict\twall_s\tsays\truns
+queue\t1.0.0\tstore-relaxed\tsrc/lib.rs:31\tloom\tloom\tspsc\tcaught\t1.500\tthread 'main' panicked at src/lib.rs:40:9: / assertion `left == right` failed\t
+queue\t1.0.0\tstore-relaxed\tsrc/lib.rs:31\tsamaritan\tloom\tspsc\tcaught\t0.250\tsamaritan found a bug in execution 12 of the model at tests/loom.rs:8:5 (strategy dpor) / panic in thread 'main' at src/lib.rs:40:9: assertion `left == right` failed\t
 "
         );
+    }
+
+    #[test]
+    fn names_the_peer_and_counts_its_runs() {
+        let mut peer = side(Verdict::Caught, 0.1, &["thread 'main' panicked at src/lib.rs:3:4:"]);
+        peer.runs = Some(Runs { runs: 100, failed: 7, hung: 0 });
+        let mut hung = side(Verdict::Timeout, 30.0, &[]);
+        hung.runs = Some(Runs { runs: 10, failed: 0, hung: 10 });
+        let samaritan = side(Verdict::Caught, 0.5, &["samaritan found a bug in execution 3 (strategy portfolio)"]);
+        let results = vec![MutantResult {
+            peer: "tokio",
+            name: "pool".into(),
+            version: "0.1.0".into(),
+            mutation: "early".into(),
+            at: "src/lib.rs:9".into(),
+            rows: vec![row("get", peer, samaritan.clone()), row("put", hung, samaritan)],
+        }];
+        assert_eq!(
+            table(&results).lines().take(4).collect::<Vec<_>>(),
+            [
+                "| crate | mutation | target | test | tokio | samaritan | tokio s | samaritan s | tokio says | samaritan says |",
+                "|---|---|---|---|---|---|---:|---:|---|---|",
+                "| pool 0.1.0 | early | loom | get | caught; failed in 7 of 100 runs | caught | 0.10 | 0.50 | thread 'main' panicked at src/lib.rs:3:4: | samaritan found a bug in execution 3 (strategy portfolio) |",
+                "| pool 0.1.0 | early | loom | put | timeout; failed in 0 and hung in 10 of 10 runs | caught | 30.00 | 0.50 | — | samaritan found a bug in execution 3 (strategy portfolio) |",
+            ]
+        );
+        assert!(summary(&results)
+            .contains("tokio catches 1 of 1 mutations; samaritan catches 1 of those 1, and 0 that tokio does not."));
+        let tsv = tsv(&results);
+        assert_eq!(tsv.lines().nth(1).unwrap().split('\t').nth(4), Some("tokio"));
+        assert!(tsv.lines().nth(1).unwrap().ends_with("\t7/0/100"), "{tsv}");
     }
 }

@@ -4,11 +4,12 @@
 //! target directories, and only the mutation's tests run on each side.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::mutant_report::{self, MutantResult, MutantRow, SideResult, Verdict};
+use crate::mutant_report::{self, MutantResult, MutantRow, Runs, SideResult, Verdict};
 use crate::mutation::Mutation;
 use crate::report::{Built, Cell, CrateResult, Outcome, Row, Side};
+use crate::run;
 use crate::spec::CrateSpec;
 use crate::{note, Options};
 
@@ -46,6 +47,7 @@ pub(crate) fn compat(o: &Options, specs: &[CrateSpec]) -> Result<(), String> {
 /// Fetches one crate and runs each of its mutations.
 fn one_crate(o: &Options, spec: &CrateSpec) -> Vec<MutantResult> {
     let result = |m: &Mutation, at: String, rows| MutantResult {
+        peer: spec.peer.name(),
         name: spec.name.clone(),
         version: spec.version.clone(),
         mutation: m.name.clone(),
@@ -70,16 +72,68 @@ fn one_crate(o: &Options, spec: &CrateSpec) -> Vec<MutantResult> {
         note(&format!("{}: mutation {} at {at}", spec.id(), m.name));
         let dir = o.work.join(spec.id()).join("mutants").join(&m.name);
         let mut crate_result = crate::empty_result(o, spec);
-        crate::run_copies(o, spec, &source, &dir, Some(m), &mut crate_result);
-        results.push(result(m, at, rows(m, &dir, &crate_result)));
+        let prepared = crate::run_copies(o, spec, &source, &dir, Some(m), &mut crate_result);
+        let mut rows = rows(m, &dir, &crate_result);
+        if o.peer_runs > 1 && !o.dry_run {
+            if let Some((_, p)) = prepared.iter().find(|(side, _)| *side == Side::Loom) {
+                repeat_peer(o, spec, &dir, p, &mut rows);
+            }
+        }
+        results.push(result(m, at, rows));
     }
     results
+}
+
+/// Runs each row's test `--peer-runs` times in all on the peer side (its
+/// first run is the row's own) and records in how many it failed or hit the
+/// cap: one run of a tokio test is one schedule, the one the machine gave.
+fn repeat_peer(o: &Options, spec: &CrateSpec, dir: &Path, p: &crate::Prepared, rows: &mut [MutantRow]) {
+    for row in rows.iter_mut() {
+        let Some(first) = row.loom.wall.map(|_| row.loom.verdict) else { continue };
+        let Some((_, _, binary)) = p.tests.iter().find(|(t, n, _)| *t == row.target && *n == row.test) else {
+            continue;
+        };
+        let mut runs = Runs { runs: 1, failed: 0, hung: 0 };
+        match first {
+            Verdict::Caught => runs.failed += 1,
+            Verdict::Timeout => runs.hung += 1,
+            _ => {}
+        }
+        for k in 2..=o.peer_runs {
+            let stem = crate::log_stem(dir, Side::Loom, &row.target, &row.test);
+            let job = run::Job {
+                binary,
+                test: &row.test,
+                dir: &dir.join(Side::Loom.name()),
+                env: &spec.env,
+                side: Side::Loom,
+                cap: o.cap,
+                log: PathBuf::from(format!("{}.run{k}", stem.display())),
+            };
+            runs.runs += 1;
+            match run::run(&job).map(|r| r.outcome) {
+                Ok(Outcome::Timeout) => runs.hung += 1,
+                Ok(Outcome::Fail) | Err(_) => runs.failed += 1,
+                Ok(_) => {}
+            }
+        }
+        note(&format!(
+            "{}: {} {}: failed {} and hung {} of {} runs",
+            spec.id(),
+            spec.peer.name(),
+            row.test,
+            runs.failed,
+            runs.hung,
+            runs.runs
+        ));
+        row.loom.runs = Some(runs);
+    }
 }
 
 /// The one row of a mutation that could not be made or fetched.
 fn error_row(o: &Options, error: &str) -> Vec<MutantRow> {
     let side = |side| match o.sides.contains(&side) {
-        true => SideResult { verdict: Verdict::Error, wall: None, says: vec![error.to_string()] },
+        true => SideResult { verdict: Verdict::Error, wall: None, says: vec![error.to_string()], runs: None },
         false => SideResult::bare(Verdict::Skipped),
     };
     vec![MutantRow {
@@ -113,7 +167,7 @@ fn rows(m: &Mutation, dir: &Path, result: &CrateResult) -> Vec<MutantRow> {
 fn unlisted(built: &Built) -> SideResult {
     match built {
         Built::Skipped => SideResult::bare(Verdict::Skipped),
-        Built::Failed(e) => SideResult { verdict: Verdict::NoBuild, wall: None, says: vec![e.clone()] },
+        Built::Failed(e) => SideResult { verdict: Verdict::NoBuild, wall: None, says: vec![e.clone()], runs: None },
         Built::Ok { .. } => SideResult::bare(Verdict::Absent),
     }
 }
@@ -133,10 +187,10 @@ fn side_result(dir: &Path, side: Side, row: &Row, built: &Built) -> SideResult {
             let mut says = failure_lines(side, &read("err"), &read("out"));
             // A signal (an abort, a double panic) is in the excerpt's last line.
             says.extend(run.excerpt.last().filter(|l| l.starts_with("(killed by signal")).cloned());
-            SideResult { verdict, wall: Some(run.wall), says }
+            SideResult { verdict, wall: Some(run.wall), says, runs: None }
         }
-        (Cell::Ran(run), _) => SideResult { verdict, wall: Some(run.wall), says: Vec::new() },
-        (Cell::NoBuild, Built::Failed(e)) => SideResult { verdict, wall: None, says: vec![e.clone()] },
+        (Cell::Ran(run), _) => SideResult { verdict, wall: Some(run.wall), says: Vec::new(), runs: None },
+        (Cell::NoBuild, Built::Failed(e)) => SideResult { verdict, wall: None, says: vec![e.clone()], runs: None },
         _ => SideResult::bare(verdict),
     }
 }
