@@ -24,7 +24,8 @@ const NAMES: &[&str] = &["flavor", "worker_threads", "start_paused", "crate"];
 pub(crate) struct TokioArgs {
     /// The path of samaritan-tokio in the user's crate (`::tokio`).
     pub(crate) root: TokenStream,
-    /// How many polls may overlap: an `Option<usize>` expression.
+    /// The runtime: an `(Option<usize>, bool)` expression, how many polls
+    /// may overlap and whether they go in tokio's current-thread order.
     pub(crate) polls_at_once: TokenStream,
 }
 
@@ -82,10 +83,11 @@ pub(crate) fn parse(args: TokenStream) -> syn::Result<TokioArgs> {
             ));
         }
     }
+    // (polls at once, tokio's current-thread order).
     let polls_at_once = match (flavor.as_deref(), workers) {
-        (Some("multi_thread"), Some(n)) => quote!(::core::option::Option::Some(#n)),
-        (Some("multi_thread"), None) => quote!(::core::option::Option::None),
-        _ => quote!(::core::option::Option::Some(1)),
+        (Some("multi_thread"), Some(n)) => quote!((::core::option::Option::Some(#n), false)),
+        (Some("multi_thread"), None) => quote!((::core::option::Option::None, false)),
+        _ => quote!((::core::option::Option::Some(1), true)),
     };
     Ok(TokioArgs { root, polls_at_once })
 }

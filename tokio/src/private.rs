@@ -10,15 +10,20 @@ pub use samaritan;
 pub use tokio;
 
 /// Runs a `#[tokio::test]` body on a runtime of samaritan's executor that
-/// lets `polls_at_once` tasks be inside a poll at once (`None`: no limit).
+/// lets `polls_at_once` tasks be inside a poll at once (`None`: no limit),
+/// in tokio's current-thread order when `tokio_order` (the one flavor that
+/// sets it has one poll at a time).
 #[track_caller]
-pub fn block_on<F: std::future::Future>(polls_at_once: Option<usize>, future: F) -> F::Output {
+pub fn block_on<F: std::future::Future>((polls_at_once, tokio_order): (Option<usize>, bool), future: F) -> F::Output {
     crate::misuses();
     let mut builder = samaritan::executor::Builder::current_thread();
     if let Some(n) = polls_at_once {
         builder.polls_at_once(n);
     }
-    let rt = builder.build().expect("a poll limit of at least 1 builds");
+    if tokio_order {
+        builder.tokio_order();
+    }
+    let rt = builder.build().expect("a poll limit of at least 1, and of 1 for tokio's order, builds");
     rt.block_on(future)
 }
 

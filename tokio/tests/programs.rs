@@ -268,3 +268,39 @@ pub(crate) async fn yield_lets_waiting_tasks_run() {
         t.await.unwrap();
     }
 }
+
+/// A task spawns a refill and only then wakes the main task, through a
+/// oneshot: tokio's current-thread scheduler polls woken tasks in wake
+/// order and the test's own future after them, so the refill has run by
+/// the time the main task looks (a pool's test checks its idle count
+/// this way after its getters signal).
+pub(crate) async fn refill_runs_before_the_woken_main_task() {
+    let stock = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let getter = {
+        let stock = stock.clone();
+        tokio::spawn(async move {
+            tokio::spawn(async move { stock.fetch_add(1, std::sync::atomic::Ordering::SeqCst) });
+            tx.send(()).unwrap();
+        })
+    };
+    rx.await.unwrap();
+    assert_eq!(stock.load(std::sync::atomic::Ordering::SeqCst), 1, "the main task ran before the refill");
+    getter.await.unwrap();
+}
+
+/// A retry loop that spawns a hook for each failed attempt and sleeps
+/// zero between attempts: tokio's timer ends the sleep at its next
+/// millisecond tick, so the hooks run during the loop (a retry crate's
+/// test counts them this way).
+pub(crate) async fn zero_sleeps_let_spawned_hooks_run() {
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let start = tokio::time::Instant::now();
+    for _ in 0..3 {
+        let ran = ran.clone();
+        tokio::spawn(async move { ran.fetch_add(1, std::sync::atomic::Ordering::SeqCst) });
+        tokio::time::sleep(std::time::Duration::ZERO).await;
+    }
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 3, "a zero sleep did not let the spawned hooks run");
+    assert!(start.elapsed() >= std::time::Duration::from_millis(1), "three zero sleeps took no time");
+}

@@ -41,3 +41,23 @@ where
         })
         .expect("valid settings")
 }
+
+/// Explores the async program `f` makes, as the main task of a runtime that
+/// polls one task at a time in tokio's current-thread order (what
+/// `#[tokio::test]` builds), with `strategy`.
+#[track_caller]
+pub(crate) fn explore_current_thread<F, Fut>(strategy: SearchStrategy, f: F) -> Report
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()>,
+{
+    Builder::new()
+        .strategy(strategy)
+        .persist(false)
+        .progress(false)
+        .explore(move || {
+            let rt = samaritan::executor::Builder::current_thread().polls_at_once(1).tokio_order().build().unwrap();
+            rt.block_on(f())
+        })
+        .expect("valid settings")
+}

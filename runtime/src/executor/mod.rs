@@ -40,6 +40,8 @@ mod join;
 mod multi;
 mod owned;
 mod park;
+#[cfg(feature = "sim")]
+mod run_queue;
 mod runtime;
 #[cfg(feature = "sim")]
 pub(crate) mod sim;
@@ -77,6 +79,8 @@ pub struct Builder {
     thread_stack_size: Option<usize>,
     /// `None`: no limit inside an exploration.
     polls_at_once: Option<usize>,
+    /// Polls in tokio's current-thread order inside an exploration.
+    tokio_order: bool,
 }
 
 impl Builder {
@@ -88,6 +92,7 @@ impl Builder {
             thread_name: "samaritan-worker".into(),
             thread_stack_size: None,
             polls_at_once: None,
+            tokio_order: false,
         }
     }
 
@@ -140,14 +145,44 @@ impl Builder {
         self
     }
 
+    /// Inside an exploration, with [`polls_at_once(1)`](Builder::polls_at_once),
+    /// polls the woken tasks in the order tokio's current-thread scheduler
+    /// polls them, instead of exploring every order: tasks in the order they
+    /// were woken (a spawned one as woken at its spawn), the `block_on`
+    /// future when the run queue is empty or after 61 task polls, and a task
+    /// that called [`yield_now`] after the others woken in that batch.
+    /// What stays explored is what tokio leaves open: where threads
+    /// (`spawn_blocking`'s included) run and wake tasks, `select!`'s
+    /// choices, timers. This is how `#[tokio::test]` explores a
+    /// current-thread test under samaritan-tokio. Outside an exploration it
+    /// changes nothing; without `polls_at_once(1)`, [`Builder::build`]
+    /// fails.
+    ///
+    /// ```
+    /// # extern crate samaritan_runtime as samaritan;
+    /// use samaritan::executor::Builder;
+    ///
+    /// let rt = Builder::current_thread().polls_at_once(1).tokio_order().build().unwrap();
+    /// assert_eq!(rt.block_on(async { 6 * 7 }), 42);
+    /// assert!(Builder::current_thread().tokio_order().build().is_err());
+    /// ```
+    pub fn tokio_order(&mut self) -> &mut Builder {
+        self.tokio_order = true;
+        self
+    }
+
     /// Builds the runtime, starting its workers.
     ///
     /// Fails with [`io::ErrorKind::InvalidInput`] for zero worker threads
-    /// or zero [`polls_at_once`](Builder::polls_at_once), or with the OS
+    /// or zero [`polls_at_once`](Builder::polls_at_once) (or
+    /// [`tokio_order`](Builder::tokio_order) without one), or with the OS
     /// error if a worker thread cannot be started.
     pub fn build(&mut self) -> io::Result<Runtime> {
         if self.polls_at_once == Some(0) {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "polls_at_once must be at least 1"));
+        }
+        if self.tokio_order && self.polls_at_once != Some(1) {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "tokio_order needs polls_at_once(1)"));
         }
         match self.kind {
             Kind::CurrentThread => Ok(self.simulated(current::build())),
@@ -173,7 +208,7 @@ impl Builder {
     fn simulated(&self, rt: Runtime) -> Runtime {
         #[cfg(feature = "sim")]
         if let Some(n) = self.polls_at_once {
-            rt.handle().shared.sim.limit_polls(n);
+            rt.handle().shared.sim.limit_polls(n, self.tokio_order);
         }
         rt
     }
@@ -267,7 +302,9 @@ where
 
 /// Yields to the scheduler once: the task is queued again, behind every
 /// task already waiting, and resumes when its turn comes. Under `sim`, a
-/// yield for the fair scheduler.
+/// yield for the fair scheduler; on a runtime in tokio's order
+/// ([`Builder::tokio_order`]) the task goes after the rest of the batch,
+/// as tokio defers it.
 #[track_caller]
 pub fn yield_now() -> YieldNow {
     YieldNow {
@@ -297,6 +334,12 @@ impl Future for YieldNow {
             samaritan_sim::rt::step(samaritan_sim::Op::Yield, None, self.location);
         }
         self.yielded = true;
+        #[cfg(feature = "sim")]
+        if samaritan_sim::rt::active() {
+            // A yield goes after the batch, as tokio defers it.
+            sim::defer(cx.waker());
+            return Poll::Pending;
+        }
         cx.waker().wake_by_ref();
         Poll::Pending
     }

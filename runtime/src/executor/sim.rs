@@ -20,7 +20,10 @@
 //!   a poll's step also takes one, and an [`Op::Yield`] on them gives it
 //!   back when `poll` returns (or once an aborted task's future is
 //!   dropped), so at most `n` polls overlap; with one, a poll runs to its
-//!   end before another task's begins.
+//!   end before another task's begins. With `Builder::tokio_order` as
+//!   well, the one worker polls the woken tasks in the order tokio's
+//!   current-thread scheduler does (the `run_queue` module): a wake then
+//!   also changes the workers' object, whose queue every poll reads.
 //! - The output travels through the production [`JoinSlot`]: the finishing
 //!   task stores it and wakes the joiner's waker (a visible wake when the
 //!   joiner is simulated). A panic in `poll` is caught into
@@ -58,6 +61,7 @@ use samaritan_sim::{ObjectId, Op};
 
 use super::id::Id;
 use super::join::{Abort, Blocking, Join, JoinError, JoinHandle, JoinSlot, Wrapped};
+use super::run_queue::{Next, RunQueue};
 use super::runtime::{Handle, Shared};
 
 /// The engine-side state of one simulated task (or `block_on` call).
@@ -74,39 +78,54 @@ struct SimTask {
     aborted: AtomicBool,
     /// The task's id; `None` for a `block_on` future, which is no task.
     id: Option<Id>,
-    /// On a one-worker runtime (`Workers::one`): polls it has finished,
-    /// whether it has finished for good, whether it woke itself during
-    /// the poll running now, and the tasks it then queued behind (each
-    /// with its poll count at that moment), which go first.
-    polls: AtomicU64,
+    /// Whether it has finished for good (a later wake queues nothing).
     done: AtomicBool,
-    woke_itself: AtomicBool,
-    behind: Mutex<Vec<(Arc<SimTask>, u64)>>,
+    /// Its key in the workers' run queue, unique in the process.
+    key: u64,
+    /// The workers of a runtime that polls in tokio's order, whose run
+    /// queue its wakes join.
+    ordered: Option<Weak<Workers>>,
 }
 
 impl SimTask {
-    fn new(id: Option<Id>) -> Arc<SimTask> {
+    /// A task (`id`) or `block_on` future (`None`) polled on `workers`.
+    fn new(id: Option<Id>, workers: Option<&Arc<Workers>>) -> Arc<SimTask> {
+        static KEYS: AtomicU64 = AtomicU64::new(0);
+        let ordered = workers.filter(|w| w.order.is_some()).map(Arc::downgrade);
         // The first poll is enabled at once.
-        Arc::new(SimTask {
+        let task = Arc::new(SimTask {
             slot: ObjectSlot::new(),
             woken: AtomicBool::new(true),
             timer_wakers: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
             id,
-            polls: AtomicU64::new(0),
             done: AtomicBool::new(false),
-            woke_itself: AtomicBool::new(false),
-            behind: Mutex::new(Vec::new()),
-        })
+            key: KEYS.fetch_add(1, Ordering::Relaxed),
+            ordered,
+        });
+        if let Some(w) = workers {
+            match task.id {
+                // A spawned task is queued as woken; `block_on`'s future
+                // takes its turns at the batches' ends.
+                Some(_) => w.queue(&task, false),
+                None => *crate::lock(&w.main) = Arc::downgrade(&task),
+            }
+        }
+        task
     }
 
-    /// Whether every task it queued behind has been polled since (or has
-    /// finished): tokio's current-thread runtime puts a task that woke
-    /// itself (`yield_now`) behind every task already waiting.
-    fn first_in_line(&self) -> bool {
-        crate::lock(&self.behind)
-            .iter()
-            .all(|(t, n)| t.done.load(Ordering::Relaxed) || t.polls.load(Ordering::Relaxed) > *n)
+    /// Marks the task woken (`Release`: a wake from a thread outside the
+    /// model hands over what that thread did before it to the poll it
+    /// enables) and, on a runtime in tokio's order, queues it; `deferred`:
+    /// it yielded (`yield_now` inside its own poll).
+    fn mark_woken(self: &Arc<Self>, deferred: bool) {
+        let was = self.woken.swap(true, Ordering::Release);
+        if was || self.done.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some(w) = self.ordered.as_ref().and_then(Weak::upgrade) {
+            w.queue(self, deferred);
+        }
     }
 
     fn object(&self) -> ObjectId {
@@ -117,17 +136,37 @@ impl SimTask {
     fn abort(self: &Arc<Self>) {
         self.announce_wake();
         self.aborted.store(true, Ordering::Relaxed);
-        self.woken.store(true, Ordering::Relaxed);
+        self.mark_woken(false);
     }
 
     /// Announces a wake of this task inside an exploration. Wakers are
     /// called through a vtable, so the caller's location is lost: the step
-    /// shows the waking actor's previous visible operation instead.
+    /// shows the waking actor's previous visible operation instead. On a
+    /// runtime in tokio's order the wake also changes the run queue, which
+    /// every poll of the runtime reads: the step names the workers too.
     fn announce_wake(&self) {
         if rt::active() {
-            rt::step(Op::Wake, Some(self.object()), rt::last_location().unwrap_or(Location::caller()));
+            let location = rt::last_location().unwrap_or(Location::caller());
+            match self.ordered.as_ref().and_then(Weak::upgrade) {
+                Some(w) => rt::step_with(Op::Wake, Some(self.object()), w.object(), location),
+                None => rt::step(Op::Wake, Some(self.object()), location),
+            }
         }
     }
+}
+
+thread_local! {
+    /// Set while `yield_now` wakes its own task ([`defer`]).
+    static DEFERRING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Wakes `waker` as tokio's `yield_now` does: a task that yields inside
+/// its own poll is deferred to the end of the batch (on a runtime in
+/// tokio's order; elsewhere this is `wake_by_ref`).
+pub(crate) fn defer(waker: &Waker) {
+    DEFERRING.with(|d| d.set(true));
+    waker.wake_by_ref();
+    DEFERRING.with(|d| d.set(false));
 }
 
 impl Wake for SimTask {
@@ -137,12 +176,10 @@ impl Wake for SimTask {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.announce_wake();
-        if rt::active() && with_task(|t| t.borrow().as_ref().is_some_and(|t| Arc::ptr_eq(t, self))) {
-            self.woke_itself.store(true, Ordering::Relaxed);
-        }
-        // Release: a wake from a thread outside the model (no step) hands
-        // over what that thread did before it to the poll it enables.
-        self.woken.store(true, Ordering::Release);
+        let deferred = DEFERRING.with(std::cell::Cell::get)
+            && rt::active()
+            && with_task(|t| t.borrow().as_ref().is_some_and(|t| Arc::ptr_eq(t, self)));
+        self.mark_woken(deferred);
     }
 }
 
@@ -164,12 +201,15 @@ impl Registry {
 
     /// Lets at most `n` tasks (and `block_on` futures) of the runtime be
     /// inside a poll at once (`Builder::polls_at_once`).
-    pub(crate) fn limit_polls(&self, n: usize) {
+    /// `tokio_order`: and, with one, polls them in the order tokio's
+    /// current-thread scheduler does.
+    pub(crate) fn limit_polls(&self, n: usize, tokio_order: bool) {
         let workers = Workers {
             slot: ObjectSlot::new(),
             free: AtomicUsize::new(n),
             one: n == 1,
-            members: Mutex::new(Vec::new()),
+            order: (n == 1 && tokio_order).then(|| Mutex::new(RunQueue::default())),
+            main: Mutex::new(Weak::new()),
         };
         *crate::lock(&self.workers) = Some(Arc::new(workers));
     }
@@ -197,8 +237,10 @@ struct Workers {
     slot: ObjectSlot,
     free: AtomicUsize,
     one: bool,
-    /// The tasks (and `block_on` futures) that poll on these workers.
-    members: Mutex<Vec<Arc<SimTask>>>,
+    /// With one worker in tokio's order: the woken tasks, in that order.
+    order: Option<Mutex<RunQueue>>,
+    /// The `block_on` future polling here, whose turn the order decides.
+    main: Mutex<Weak<SimTask>>,
 }
 
 impl Workers {
@@ -206,51 +248,46 @@ impl Workers {
         self.slot.id("Worker").0
     }
 
+    /// Queues woken `task` in tokio's order, if the runtime keeps one
+    /// (not a `block_on` future, whose turn is no place in the queue).
+    fn queue(&self, task: &SimTask, deferred: bool) {
+        if task.id.is_none() {
+            return;
+        }
+        if let Some(order) = &self.order {
+            crate::lock(order).woken(task.key, deferred);
+        }
+    }
+
+    /// Whether tokio's order lets `task` be polled now (always, without
+    /// one).
+    fn in_turn(&self, task: &SimTask) -> bool {
+        let Some(order) = &self.order else { return true };
+        let main_woken = crate::lock(&self.main).upgrade().is_some_and(|m| m.woken.load(Ordering::Acquire));
+        match crate::lock(order).next(main_woken) {
+            Next::Main => task.id.is_none(),
+            Next::Task(key) => key == task.key,
+            Next::Nothing => false,
+        }
+    }
+
     /// The `Op::Poll` step of `task`, taking a worker.
     fn poll(self: &Arc<Self>, task: &SimTask, location: &'static Location<'static>) -> OnWorker {
         let object = self.object();
         rt::step_with_when(Op::Poll, Some(task.object()), object, location, &|| {
-            task.woken.load(Ordering::Acquire) && self.free.load(Ordering::Relaxed) > 0 && task.first_in_line()
+            task.woken.load(Ordering::Acquire) && self.free.load(Ordering::Relaxed) > 0 && self.in_turn(task)
         });
-        crate::lock(&task.behind).clear();
+        if let Some(order) = &self.order {
+            match task.id {
+                Some(_) => crate::lock(order).took(task.key),
+                None => crate::lock(order).took_main(),
+            }
+        }
         self.free.fetch_sub(1, Ordering::Relaxed);
         if self.one {
             rt::acquired(object);
         }
         OnWorker { workers: self.clone() }
-    }
-
-    /// Counts `task` among those polling here.
-    fn join(&self, task: &Arc<SimTask>) {
-        crate::lock(&self.members).push(task.clone());
-    }
-
-    /// Ends a poll of `task` that returned `Pending` (`ready` false) or
-    /// `Ready`: on one worker, a task that woke itself during it goes
-    /// behind every other task waiting for the worker, as tokio's
-    /// current-thread run queue puts it (a poll's end is a step on the
-    /// workers, so the poll it waits for and its own depend on each
-    /// other).
-    fn polled(&self, task: &Arc<SimTask>, ready: bool) {
-        if !self.one {
-            return;
-        }
-        task.polls.fetch_add(1, Ordering::Relaxed);
-        if ready {
-            task.done.store(true, Ordering::Relaxed);
-        }
-        if task.woke_itself.swap(false, Ordering::Relaxed) && !ready {
-            let mut members = crate::lock(&self.members);
-            // Finished tasks never wait again: the list keeps only the live.
-            members.retain(|t| !t.done.load(Ordering::Relaxed));
-            let waiting: Vec<_> = members
-                .iter()
-                .filter(|t| !Arc::ptr_eq(t, task) && t.woken.load(Ordering::Acquire))
-                .map(|t| (t.clone(), t.polls.load(Ordering::Relaxed)))
-                .collect();
-            drop(members);
-            *crate::lock(&task.behind) = waiting;
-        }
     }
 }
 
@@ -291,9 +328,6 @@ fn poll_loop<F: Future + ?Sized>(
 ) -> Polled<F::Output> {
     let waker = Waker::from(task.clone());
     let mut cx = Context::from_waker(&waker);
-    if let Some(w) = workers {
-        w.join(task);
-    }
     loop {
         let worker = match workers {
             Some(w) => Some(w.poll(task, location)),
@@ -317,8 +351,8 @@ fn poll_loop<F: Future + ?Sized>(
         let previous = with_task(|t| t.borrow_mut().replace(task.clone()));
         let polled = future.as_mut().poll(&mut cx);
         with_task(|t| *t.borrow_mut() = previous);
-        if let Some(w) = workers {
-            w.polled(task, polled.is_ready());
+        if polled.is_ready() {
+            task.done.store(true, Ordering::Relaxed);
         }
         drop(worker);
         if let Poll::Ready(output) = polled {
@@ -355,9 +389,9 @@ where
         slot.complete(Err(JoinError::cancelled()));
         return join;
     }
-    let task = SimTask::new(Some(Id::from_count(id)));
-    shared.sim.lock().insert(id, task.clone());
     let workers = shared.sim.workers();
+    let task = SimTask::new(Some(Id::from_count(id)), workers.as_ref());
+    shared.sim.lock().insert(id, task.clone());
     let wrapped = Wrapped::new(future, slot);
     let handle = handle.clone();
     let body = move || {
@@ -385,9 +419,10 @@ where
 /// Runs `future` to completion on the calling actor, with `handle` current.
 pub(crate) fn block_on<F: Future>(handle: &Handle, future: F, location: &'static Location<'static>) -> F::Output {
     let _enter = enter(handle);
-    let task = SimTask::new(None);
+    let workers = handle.shared.sim.workers();
+    let task = SimTask::new(None, workers.as_ref());
     let future = pin!(future);
-    match poll_loop(&task, future, location, handle.shared.sim.workers().as_ref()) {
+    match poll_loop(&task, future, location, workers.as_ref()) {
         Polled::Ready(output) => output,
         Polled::Aborted(_) => unreachable!("a block_on task is never aborted"),
     }
@@ -531,7 +566,7 @@ pub(crate) fn timer_wake(waker: &Waker, live: Arc<AtomicBool>) -> Option<Box<dyn
         // A timer whose sleep was dropped or reset wakes no one.
         if live.load(Ordering::Relaxed) {
             crate::lock(&task.timer_wakers).push(waker.clone());
-            task.woken.store(true, Ordering::Relaxed);
+            task.mark_woken(false);
         }
     }))
 }

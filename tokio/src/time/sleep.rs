@@ -14,12 +14,13 @@ use crate::exploring;
 ///
 /// Inside an exploration the virtual deadline is taken at the first poll
 /// (samaritan's sleep), not at the call as tokio does: the same unless
-/// virtual time moves between the two.
+/// virtual time moves between the two. The wait is a whole number of
+/// milliseconds, at least one ([`on_tokios_ticks`]).
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
     if exploring() {
         let deadline = Instant::now().checked_add(duration).unwrap_or_else(far_future);
-        Sleep(Repr::Sim { inner: samaritan::time::sleep(duration), deadline })
+        Sleep(Repr::Sim { inner: samaritan::time::sleep(on_tokios_ticks(duration)), deadline })
     } else {
         Sleep(Repr::Tokio(Box::pin(tokio::time::sleep(duration))))
     }
@@ -29,11 +30,32 @@ pub fn sleep(duration: Duration) -> Sleep {
 #[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
     if exploring() {
-        let inner = samaritan::time::sleep(deadline.saturating_duration_since(Instant::now()));
+        // A deadline already past is ready at once, as on tokio.
+        let inner = match deadline.checked_duration_since(Instant::now()) {
+            Some(left) => samaritan::time::sleep(on_tokios_ticks(left)),
+            None => samaritan::time::sleep(Duration::ZERO),
+        };
         Sleep(Repr::Sim { inner, deadline })
     } else {
         Sleep(Repr::Tokio(Box::pin(tokio::time::sleep_until(deadline.into()))))
     }
+}
+
+/// How long a sleep of `duration` lasts on tokio's timer, in virtual time.
+///
+/// tokio's timer has millisecond ticks: a sleep ends at the first tick at
+/// or after its deadline rounded up to a whole millisecond, and since the
+/// real clock always stands a little past the tick the driver last
+/// processed, a sleep shorter than a millisecond (zero included) is
+/// pending at its first poll and lasts until the next tick. The virtual
+/// clock stands exactly on ticks, so the same sleep here is rounded up to
+/// a whole number of milliseconds, at least one: a task that retries with
+/// `sleep(Duration::ZERO)` lets the tasks it spawned run, and one that
+/// loops on nanosecond sleeps lets time pass, as on tokio.
+pub(super) fn on_tokios_ticks(duration: Duration) -> Duration {
+    const TICK: u128 = 1_000_000;
+    let ticks = duration.as_nanos().div_ceil(TICK).max(1);
+    u64::try_from(ticks.saturating_mul(TICK)).map_or(Duration::MAX, Duration::from_nanos)
 }
 
 /// About thirty years from now, for a deadline past the clock's range.
@@ -77,7 +99,10 @@ impl Sleep {
                 // A new sleep for the virtual time that remains (samaritan's
                 // `reset` measures a deadline against the wall clock, which
                 // moves meanwhile); dropping the old one disarms it.
-                *inner = samaritan::time::sleep(deadline.saturating_duration_since(Instant::now()));
+                *inner = match deadline.checked_duration_since(Instant::now()) {
+                    Some(left) => samaritan::time::sleep(on_tokios_ticks(left)),
+                    None => samaritan::time::sleep(Duration::ZERO),
+                };
                 *d = deadline;
             }
             Repr::Tokio(s) => s.as_mut().reset(deadline.into()),
