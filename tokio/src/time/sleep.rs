@@ -15,7 +15,7 @@ use crate::exploring;
 /// Inside an exploration the virtual deadline is taken at the first poll
 /// (samaritan's sleep), not at the call as tokio does: the same unless
 /// virtual time moves between the two. The wait is a whole number of
-/// milliseconds, at least one ([`on_tokios_ticks`]).
+/// milliseconds, at least one, as tokio's millisecond timer ticks make it.
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
     if exploring() {
