@@ -99,8 +99,8 @@ fn repeat_peer(o: &Options, spec: &CrateSpec, dir: &Path, p: &crate::Prepared, r
             Verdict::Timeout => runs.hung += 1,
             _ => {}
         }
+        let stem = crate::log_stem(dir, Side::Loom, &row.target, &row.test);
         for k in 2..=o.peer_runs {
-            let stem = crate::log_stem(dir, Side::Loom, &row.target, &row.test);
             let job = run::Job {
                 binary,
                 test: &row.test,

@@ -28,18 +28,7 @@ where
     F: Fn() -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()>,
 {
-    Builder::new()
-        .strategy(strategy)
-        .persist(false)
-        .progress(false)
-        .explore(move || {
-            let mut builder = samaritan::executor::Builder::current_thread();
-            if let Some(n) = polls {
-                builder.polls_at_once(n);
-            }
-            builder.build().unwrap().block_on(f())
-        })
-        .expect("valid settings")
+    explore_runtime(polls, false, strategy, f)
 }
 
 /// Explores the async program `f` makes, as the main task of a runtime that
@@ -51,13 +40,30 @@ where
     F: Fn() -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()>,
 {
+    explore_runtime(Some(1), true, strategy, f)
+}
+
+/// Explores `f`'s program on a runtime with `polls` polls at once, in
+/// tokio's order when `tokio_order`.
+#[track_caller]
+fn explore_runtime<F, Fut>(polls: Option<usize>, tokio_order: bool, strategy: SearchStrategy, f: F) -> Report
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()>,
+{
     Builder::new()
         .strategy(strategy)
         .persist(false)
         .progress(false)
         .explore(move || {
-            let rt = samaritan::executor::Builder::current_thread().polls_at_once(1).tokio_order().build().unwrap();
-            rt.block_on(f())
+            let mut builder = samaritan::executor::Builder::current_thread();
+            if let Some(n) = polls {
+                builder.polls_at_once(n);
+            }
+            if tokio_order {
+                builder.tokio_order();
+            }
+            builder.build().unwrap().block_on(f())
         })
         .expect("valid settings")
 }

@@ -83,15 +83,16 @@ struct SimTask {
     /// Its key in the workers' run queue, unique in the process.
     key: u64,
     /// The workers of a runtime that polls in tokio's order, whose run
-    /// queue its wakes join.
-    ordered: Option<Weak<Workers>>,
+    /// queue its wakes join (the queue holds keys, not tasks, and the
+    /// workers only a `Weak` to their `block_on` task: no cycle).
+    ordered: Option<Arc<Workers>>,
 }
 
 impl SimTask {
     /// A task (`id`) or `block_on` future (`None`) polled on `workers`.
     fn new(id: Option<Id>, workers: Option<&Arc<Workers>>) -> Arc<SimTask> {
         static KEYS: AtomicU64 = AtomicU64::new(0);
-        let ordered = workers.filter(|w| w.order.is_some()).map(Arc::downgrade);
+        let ordered = workers.filter(|w| w.order.is_some()).cloned();
         // The first poll is enabled at once.
         let task = Arc::new(SimTask {
             slot: ObjectSlot::new(),
@@ -123,7 +124,7 @@ impl SimTask {
         if was || self.done.load(Ordering::Relaxed) {
             return;
         }
-        if let Some(w) = self.ordered.as_ref().and_then(Weak::upgrade) {
+        if let Some(w) = &self.ordered {
             w.queue(self, deferred);
         }
     }
@@ -147,7 +148,7 @@ impl SimTask {
     fn announce_wake(&self) {
         if rt::active() {
             let location = rt::last_location().unwrap_or(Location::caller());
-            match self.ordered.as_ref().and_then(Weak::upgrade) {
+            match &self.ordered {
                 Some(w) => rt::step_with(Op::Wake, Some(self.object()), w.object(), location),
                 None => rt::step(Op::Wake, Some(self.object()), location),
             }

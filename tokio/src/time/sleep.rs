@@ -30,14 +30,18 @@ pub fn sleep(duration: Duration) -> Sleep {
 #[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
     if exploring() {
-        // A deadline already past is ready at once, as on tokio.
-        let inner = match deadline.checked_duration_since(Instant::now()) {
-            Some(left) => samaritan::time::sleep(on_tokios_ticks(left)),
-            None => samaritan::time::sleep(Duration::ZERO),
-        };
-        Sleep(Repr::Sim { inner, deadline })
+        Sleep(Repr::Sim { inner: virtual_sleep_until(deadline), deadline })
     } else {
         Sleep(Repr::Tokio(Box::pin(tokio::time::sleep_until(deadline.into()))))
+    }
+}
+
+/// The virtual sleep until `deadline`, on tokio's ticks; a deadline
+/// already past is ready at once, as on tokio.
+fn virtual_sleep_until(deadline: Instant) -> samaritan::time::Sleep {
+    match deadline.checked_duration_since(Instant::now()) {
+        Some(left) => samaritan::time::sleep(on_tokios_ticks(left)),
+        None => samaritan::time::sleep(Duration::ZERO),
     }
 }
 
@@ -99,10 +103,7 @@ impl Sleep {
                 // A new sleep for the virtual time that remains (samaritan's
                 // `reset` measures a deadline against the wall clock, which
                 // moves meanwhile); dropping the old one disarms it.
-                *inner = match deadline.checked_duration_since(Instant::now()) {
-                    Some(left) => samaritan::time::sleep(on_tokios_ticks(left)),
-                    None => samaritan::time::sleep(Duration::ZERO),
-                };
+                *inner = virtual_sleep_until(deadline);
                 *d = deadline;
             }
             Repr::Tokio(s) => s.as_mut().reset(deadline.into()),
