@@ -296,6 +296,10 @@ pub struct Builder {
     /// The test the exploration belongs to, when `#[samaritan::test]`
     /// names it; else the calling thread's name.
     test_name: Option<String>,
+    /// The path of the test's body, when `#[samaritan::test]` gives it
+    /// ([`Config::body_path`]); else from the test's name and the closure's
+    /// type.
+    body_path: Option<String>,
     site: Option<String>,
 }
 
@@ -437,6 +441,7 @@ impl Builder {
             report_file: get(env::REPORT).filter(|p| !p.trim().is_empty()).map(PathBuf::from),
             env_error: err,
             test_name: None,
+            body_path: None,
             site: None,
         }
     }
@@ -571,6 +576,13 @@ impl Builder {
 
     pub(crate) fn test_name(mut self, name: &str) -> Builder {
         self.test_name = Some(name.to_string());
+        self
+    }
+
+    /// Names the test's body, whose statics start every execution afresh
+    /// ([`Config::body_path`]).
+    pub(crate) fn body_path(mut self, path: &str) -> Builder {
+        self.body_path = Some(path.to_string());
         self
     }
 
@@ -724,6 +736,18 @@ impl Builder {
         config
     }
 
+    /// [`Builder::config`] for the test whose closure is of type `F`: the
+    /// statics of its body start every execution afresh
+    /// ([`Config::body_path`]).
+    fn config_for<F>(&self) -> Config {
+        let mut config = self.config();
+        config.body_path = match &self.body_path {
+            Some(path) => Some(path.clone()).filter(|p| !p.is_empty()),
+            None => body_path_of(std::any::type_name::<F>(), config.test_name.as_deref()),
+        };
+        config
+    }
+
     fn make_strategy(&self) -> Box<dyn Strategy + Send> {
         match self.strategy {
             SearchStrategy::Portfolio => Box::new(Portfolio::new(self.preemption_bound, self.seed, self.pct_depth)),
@@ -740,9 +764,9 @@ impl Builder {
 
     /// Explores `f` under HaPSet pruning, with the coverage loaded from
     /// `file` and saved back to it.
-    fn explore_hapset(&self, f: Arc<dyn Fn() + Send + Sync>, file: &Path) -> Result<Report, Error> {
+    fn explore_hapset(&self, config: Config, f: Arc<dyn Fn() + Send + Sync>, file: &Path) -> Result<Report, Error> {
         let coverage = Arc::new(Mutex::new(Coverage::load(file).map_err(Error::HapsetFile)?));
-        let report = samaritan_sim::explore(self.config(), Box::new(Dpor::hapset(coverage.clone())), f);
+        let report = samaritan_sim::explore(config, Box::new(Dpor::hapset(coverage.clone())), f);
         let coverage = coverage.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         coverage.save(file).map_err(Error::HapsetFile)?;
         Ok(report)
@@ -759,16 +783,16 @@ impl Builder {
         match (&self.replay, &self.hapset_file) {
             (Some(token), _) => self.replay(token, f),
             (None, Some(file)) if self.strategy == SearchStrategy::HapSet => {
-                Ok(foreign::diagnose(self.explore_hapset(Arc::new(f), file)?, started))
+                Ok(foreign::diagnose(self.explore_hapset(self.config_for::<F>(), Arc::new(f), file)?, started))
             }
             (None, _) => {
-                let report = match split::parts(self, self.config())? {
+                let report = match split::parts(self, self.config_for::<F>())? {
                     Some((config, parts)) => {
                         let mut report = samaritan_sim::explore_parallel(config, parts, Arc::new(f));
                         report.shard = Some(self.shard).filter(|s| !s.is_whole());
                         report
                     }
-                    None => samaritan_sim::explore(self.config(), self.make_strategy(), Arc::new(f)),
+                    None => samaritan_sim::explore(self.config_for::<F>(), self.make_strategy(), Arc::new(f)),
                 };
                 let report = foreign::diagnose(report, started);
                 if let Some(path) = &self.report_file {
@@ -802,7 +826,7 @@ impl Builder {
         // No more choices than an execution within the step bound makes.
         let schedule = Schedule::from_token_within(token, self.max_steps)?;
         let started = Instant::now();
-        let report = samaritan_sim::replay_against(self.config(), schedule, Arc::new(f), earlier);
+        let report = samaritan_sim::replay_against(self.config_for::<F>(), schedule, Arc::new(f), earlier);
         Ok(foreign::diagnose(report, started))
     }
 
@@ -827,6 +851,27 @@ impl Builder {
     /// named after the outer check's test, whose directory that is.
     #[track_caller]
     pub fn check<F>(&self, f: F)
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        // The closure `f` is wrapped below: name the test's body now.
+        let named;
+        let this = match self.body_path {
+            Some(_) => self,
+            None => {
+                let test = self.current_test();
+                named = self
+                    .clone()
+                    .body_path(&body_path_of(std::any::type_name::<F>(), test.as_deref()).unwrap_or_default());
+                &named
+            }
+        };
+        this.check_named(f);
+    }
+
+    /// [`Builder::check`] once the test's function is named.
+    #[track_caller]
+    fn check_named<F>(&self, f: F)
     where
         F: Fn() + Send + Sync + 'static,
     {
@@ -1000,10 +1045,50 @@ where
     }
 }
 
+/// The path of the body of a test named `test` by the test harness's
+/// thread (`tests::t`, the path without the crate) whose closure is of type
+/// `type_name`: the closures of the test's function in the crate of the
+/// closure's type (`krate::tests::t::{{closure}}`, wherever the closure
+/// passed to `check` was written: a helper may wrap the test's). Without a
+/// test name (a doctest, an example's `main`): the closure's own path up to
+/// its first closure, or a function item's path. `None` for a path of one
+/// component. A static declared in the test's function outside its
+/// closures is not in the body: a test may gather there what its
+/// executions saw, to assert on once the search is over.
+fn body_path_of(type_name: &str, test: Option<&str>) -> Option<String> {
+    const CLOSURE: &str = "::{{closure}}";
+    let path = &type_name[..type_name.find('<').unwrap_or(type_name.len())];
+    let (krate, _) = path.split_once("::")?;
+    match test.filter(|t| *t != "main") {
+        Some(test) => Some(format!("{krate}::{test}{CLOSURE}")),
+        None => Some(path.find(CLOSURE).map_or(path, |at| &path[..at + CLOSURE.len()]).to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn a_test_s_body_is_its_function_s_closures_named_by_crate_and_test_name_else_by_type() {
+        let of = |ty, test| body_path_of(ty, test);
+        assert_eq!(of("krate::tests::t::{{closure}}", None).as_deref(), Some("krate::tests::t::{{closure}}"));
+        assert_eq!(of("krate::t::{{closure}}::{{closure}}", None).as_deref(), Some("krate::t::{{closure}}"));
+        assert_eq!(of("krate::f<krate::X>::{{closure}}", None).as_deref(), Some("krate::f"));
+        assert_eq!(of("krate::body", Some("main")).as_deref(), Some("krate::body"));
+        assert_eq!(
+            of("krate::helpers::h::{{closure}}", Some("tests::t")).as_deref(),
+            Some("krate::tests::t::{{closure}}")
+        );
+        assert_eq!(of("{{closure}}", Some("t")), None);
+        assert_eq!(of("krate", None), None);
+        let closure = || ();
+        assert_eq!(
+            of(std::any::type_name_of_val(&closure), None).as_deref(),
+            Some("samaritan::check::tests::a_test_s_body_is_its_function_s_closures_named_by_crate_and_test_name_else_by_type::{{closure}}")
+        );
+    }
 
     /// Builds a builder from the given environment.
     fn from(vars: &[(&str, &str)]) -> Builder {

@@ -120,7 +120,7 @@ where
 #[cfg(feature = "sim")]
 fn builder(path: &str, settings: &[Setting]) -> crate::Builder {
     use crate::SearchStrategy;
-    let mut b = crate::Builder::new().test_name(test_name(path));
+    let mut b = crate::Builder::new().test_name(test_name(path)).body_path(&format!("{path}::__samaritan_body"));
     for setting in settings {
         b = match *setting {
             Setting::Strategy(name) => b.strategy(

@@ -249,7 +249,13 @@ fn state_kept_between_executions_is_reported_as_nondeterminism() {
     });
     let Outcome::Nondeterminism { step, detail } = &report.outcome else { panic!("{report}") };
     assert_eq!(*step, 1);
-    assert_eq!(detail, "replaying the same prefix, a thread announced a different operation than before");
+    assert_eq!(
+        detail,
+        "replaying the same prefix, a thread announced a different operation than before; the test's `static` \
+         `explore::state_kept_between_executions_is_reported_as_nondeterminism::RUNS` changed during the search, \
+         and samaritan puts back only the statics declared inside the test's body (its closures or \
+         `#[samaritan::test]` body)"
+    );
     // Not a bug of the program, and no schedule reproduces it.
     assert!(report.is_misuse() && !report.is_failure(), "{report}");
     assert_eq!(report.token(), None);

@@ -51,6 +51,14 @@ pub struct Config {
     /// call's location, when a test makes several): named in progress
     /// lines and in the report.
     pub site: Option<String>,
+    /// The path of the test's body: its closures
+    /// (`krate::module::test::{{closure}}`), or the function that is the
+    /// body (`#[samaritan::test]`'s `krate::module::test::__samaritan_body`).
+    /// The statics declared inside it, of any type, start every execution
+    /// from their initial bytes, and the crate's others are named when
+    /// they change and the search meets nondeterminism. samaritan's
+    /// `Builder` takes it from the test's name and the closure's type.
+    pub body_path: Option<String>,
     /// Whether a failing schedule is shrunk before it is reported (fewer
     /// preemptions, threads and steps; see [`Shrink`](crate::Shrink)).
     pub minimize: bool,
@@ -87,6 +95,7 @@ impl Default for Config {
             fairness: true,
             test_name: None,
             site: None,
+            body_path: None,
             minimize: true,
             progress: true,
             cancel: None,

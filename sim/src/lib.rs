@@ -47,6 +47,8 @@ mod search;
 mod shard;
 mod statics;
 mod strategy;
+mod symbols;
+mod test_statics;
 mod throttle;
 mod trace;
 mod trace_parse;

@@ -30,6 +30,7 @@ use crate::run::run_execution;
 use crate::schedule::{Replay, Schedule};
 use crate::statics::Restores;
 use crate::strategy::Strategy;
+use crate::test_statics::TestStatics;
 use crate::{throttle, worker};
 
 /// Executions a search counts before it adds them to a parallel search's
@@ -234,13 +235,16 @@ pub(crate) struct Search {
     states: HashSet<u64>,
     /// The first execution's schedule, if it passed (`Searched::first`).
     first: Option<Schedule>,
+    /// The test's own statics, put back after each execution.
+    statics: TestStatics,
 }
 
 impl Search {
     fn new(strategy: Box<dyn Strategy + Send>, config: &Config) -> Search {
         let mut report = Report::new(strategy.name(), config.test_name.clone());
         report.site = config.site.clone();
-        Search { strategy, report, started: Instant::now(), states: HashSet::new(), first: None }
+        let statics = TestStatics::of(config.body_path.as_deref());
+        Search { strategy, report, started: Instant::now(), states: HashSet::new(), first: None, statics }
     }
 }
 
@@ -259,7 +263,7 @@ fn explore_here(
     keep_last: bool,
     tracing: bool,
 ) -> Handback {
-    let Search { mut strategy, mut report, started, states, mut first } = search;
+    let Search { mut strategy, mut report, started, states, mut first, statics } = search;
     if let Some(cancel) = &config.cancel {
         strategy.set_cancel(cancel.clone());
     }
@@ -294,7 +298,7 @@ fn explore_here(
             let states = std::mem::take(&mut cell.borrow_mut().states);
             drop(cell);
             POOL.with(|p| *p.borrow_mut() = Some(pool));
-            return Handback::Moved(Search { strategy, report, started, states, first });
+            return Handback::Moved(Search { strategy, report, started, states, first, statics });
         }
         // A budget never stops a search before its first execution: a
         // search that ran none would pass having checked nothing.
@@ -326,7 +330,11 @@ fn explore_here(
         drop(exec);
         progress.between.store(false, Ordering::Relaxed);
         run_execution(&cell, body);
+        // The test's statics go back after the primitives' (`test_statics`).
+        let kept: Vec<usize> =
+            if statics.resets() { cell.borrow().restores.iter().map(|&(a, _)| a).collect() } else { Vec::new() };
         after_execution(&cell);
+        statics.reset(&kept);
         progress.between.store(true, Ordering::Relaxed);
         let mut exec = cell.borrow_mut();
         let outcome = exec.outcome.take().unwrap_or(Outcome::Pass);
@@ -398,6 +406,12 @@ fn explore_here(
     if let Some(count) = &config.shared_count {
         // The executions since the last batch.
         count.fetch_add(report.executions % SHARED_BATCH, Ordering::Relaxed);
+    }
+    if let Some(note) = statics.changed_note() {
+        if let (Outcome::Nondeterminism { detail, .. }, None) = (&mut report.outcome, &report.unrestored) {
+            detail.push_str(&note);
+        }
+        report.unrestored.get_or_insert(note);
     }
     report.completed_bound = strategy.completed_bound();
     report.bounded = strategy.bounded();

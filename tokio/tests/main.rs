@@ -18,6 +18,7 @@ mod outside;
 mod outside_wakes;
 mod polls;
 mod programs;
+mod statics;
 #[cfg(feature = "sim")]
 mod std_clock;
 #[cfg(feature = "sim")]
