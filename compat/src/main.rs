@@ -344,6 +344,14 @@ fn prepare(
         Ok(_) => {}
         Err(e) => return failed(e),
     }
+    if spec.fresh_lock {
+        let lock = copy.join("Cargo.lock");
+        if lock.exists() {
+            if let Err(e) = fs::remove_file(&lock) {
+                return failed(format!("cannot remove {}: {e}", lock.display()));
+            }
+        }
+    }
     if let Some(m) = mutation {
         if let Err(e) = m.apply_in(&copy) {
             return failed(format!("mutation {}: {e}", m.name));

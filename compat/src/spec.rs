@@ -26,6 +26,11 @@ pub(crate) struct CrateSpec {
     pub(crate) features: Vec<String>,
     /// Whether the job passes `--no-default-features`.
     pub(crate) no_default_features: bool,
+    /// Whether both copies resolve their dependencies afresh, without the
+    /// published `Cargo.lock` (`fresh-lock = true`): for a crate whose CI
+    /// builds without that lock and whose lock does not build (tower's
+    /// pins a `tracing` older than its code).
+    pub(crate) fresh_lock: bool,
     /// The job's environment (`LOOM_MAX_PREEMPTIONS`, ...), in file order;
     /// set on both sides.
     pub(crate) env: Vec<(String, String)>,
@@ -169,6 +174,7 @@ fn entry(t: &Table) -> Result<CrateSpec, String> {
         targets: strings("targets")?,
         features: strings("features")?,
         no_default_features: flag("no-default-features")?,
+        fresh_lock: flag("fresh-lock")?,
         env,
         filter,
         switch,
@@ -216,6 +222,7 @@ peer = "tokio"
                 targets: vec!["--lib".into()],
                 features: vec!["full".into(), "test-util".into()],
                 no_default_features: false,
+                fresh_lock: false,
                 env: vec![("LOOM_MAX_PREEMPTIONS".into(), "2".into()), ("LOOM_MAX_BRANCHES".into(), "10000".into())],
                 filter: vec!["loom_blocking".into(), "sync::tests".into()],
                 switch: Switch::Rename,
