@@ -346,7 +346,7 @@ impl fmt::Display for Outcome {
             }
             Outcome::Nondeterminism { step, detail } => write!(
                 f,
-                "nondeterminism at step {step}: {detail}; the test must depend only on the schedule (no wall clock, OS randomness or state kept between executions: samaritan puts its own primitives in `static`s back after every execution, but not std's or other types, nor `thread_local!`s of the exploring thread)"
+                "nondeterminism at step {step}: {detail}; the test must depend only on the schedule (no wall clock, OS randomness or state kept between executions: samaritan puts back after every execution its own primitives in `static`s and every `static` declared inside the test's body, but not other statics, nor `thread_local!`s of the exploring thread)"
             ),
             Outcome::ScheduleMismatch { step, detail } => {
                 write!(f, "schedule does not fit the program at step {step}: {detail}")
