@@ -17,12 +17,6 @@ use crate::exploring;
 /// replay; outside one it is tokio's `Instant::now` (which a paused tokio
 /// clock controls). The origin is the wall-clock instant of the first call
 /// inside an exploration in the process; only differences mean anything.
-///
-/// Inside an exploration a std instant converts to the instant as far
-/// from the virtual now as it is from std's now, and back the same way
-/// (std's clocks follow the virtual clock there: `samaritan_sim::
-/// STD_CLOCKS_FOLLOW`): `interval_at((std::time::Instant::now() +
-/// period).into(), period)` ticks first one period from now, as on tokio.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Instant {
     std: std::time::Instant,
@@ -44,30 +38,14 @@ impl Instant {
         }
     }
 
-    /// Converts a std instant (onto the virtual clock inside an
-    /// exploration).
+    /// Converts a std instant.
     pub fn from_std(std: std::time::Instant) -> Instant {
-        if !exploring() {
-            return Instant { std };
-        }
-        let (now, std_now) = (Instant::now(), std::time::Instant::now());
-        match std.checked_duration_since(std_now) {
-            Some(ahead) => now + ahead,
-            None => now.std.checked_sub(std_now - std).map_or(now, |std| Instant { std }),
-        }
+        Instant { std }
     }
 
-    /// Converts to a std instant (from the virtual clock inside an
-    /// exploration).
+    /// Converts to a std instant.
     pub fn into_std(self) -> std::time::Instant {
-        if !exploring() {
-            return self.std;
-        }
-        let (now, std_now) = (Instant::now(), std::time::Instant::now());
-        match self.std.checked_duration_since(now.std) {
-            Some(ahead) => std_now + ahead,
-            None => std_now.checked_sub(now.std - self.std).unwrap_or(std_now),
-        }
+        self.std
     }
 
     /// Returns the time from `earlier` to `self`, zero if `earlier` is later.
@@ -92,36 +70,36 @@ impl Instant {
 
     /// Returns `self + duration`, `None` on overflow.
     pub fn checked_add(&self, duration: Duration) -> Option<Instant> {
-        self.std.checked_add(duration).map(|std| Instant { std })
+        self.std.checked_add(duration).map(Instant::from_std)
     }
 
     /// Returns `self - duration`, `None` on overflow.
     pub fn checked_sub(&self, duration: Duration) -> Option<Instant> {
-        self.std.checked_sub(duration).map(|std| Instant { std })
+        self.std.checked_sub(duration).map(Instant::from_std)
     }
 }
 
 impl From<std::time::Instant> for Instant {
     fn from(std: std::time::Instant) -> Instant {
-        Instant::from_std(std)
+        Instant { std }
     }
 }
 
 impl From<Instant> for std::time::Instant {
     fn from(i: Instant) -> std::time::Instant {
-        i.into_std()
+        i.std
     }
 }
 
 impl From<tokio::time::Instant> for Instant {
     fn from(i: tokio::time::Instant) -> Instant {
-        Instant::from_std(i.into_std())
+        Instant { std: i.into_std() }
     }
 }
 
 impl From<Instant> for tokio::time::Instant {
     fn from(i: Instant) -> tokio::time::Instant {
-        tokio::time::Instant::from_std(i.into_std())
+        tokio::time::Instant::from_std(i.std)
     }
 }
 
