@@ -14,6 +14,7 @@ async fn tokio_test_polls_one_task_at_a_time() {
     programs::small_acquires_behind_a_large_one(3).await;
     programs::refill_runs_before_the_woken_main_task().await;
     programs::zero_sleeps_let_spawned_hooks_run().await;
+    programs::a_task_that_wakes_itself_and_finishes().await;
 }
 
 /// With `worker_threads = 2` polls overlap, and the task that runs inside
@@ -120,6 +121,15 @@ mod explored {
     #[test]
     fn a_zero_sleep_lets_the_spawned_tasks_run() {
         assert_eq!(verdict(On::TokioOrder, Dfs, programs::zero_sleeps_let_spawned_hooks_run), (Ok(()), 1));
+    }
+
+    /// A task's wake of itself in its last poll leaves no place in tokio's
+    /// run queue: before, it stayed at the queue's front, next for good,
+    /// and the main task's timer led to a false deadlock (bb8's pool tests:
+    /// the connection task's retry timer fired in its last poll).
+    #[test]
+    fn a_task_that_wakes_itself_in_its_last_poll_leaves_the_run_queue() {
+        assert_eq!(verdict(On::TokioOrder, Dfs, programs::a_task_that_wakes_itself_and_finishes), (Ok(()), 1));
     }
 
     /// The shape of a rate limiter's drop test that got a false deadlock when

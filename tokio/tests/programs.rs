@@ -304,3 +304,15 @@ pub(crate) async fn zero_sleeps_let_spawned_hooks_run() {
     assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 3, "a zero sleep did not let the spawned hooks run");
     assert!(start.elapsed() >= std::time::Duration::from_millis(1), "three zero sleeps took no time");
 }
+
+/// A task that wakes itself in its last poll and finishes in it (a retry
+/// loop whose timer fired during the poll, then gave up), while the main
+/// task sleeps: the main task's timer still lets it run.
+pub(crate) async fn a_task_that_wakes_itself_and_finishes() {
+    let task = tokio::spawn(std::future::poll_fn(|cx| {
+        cx.waker().wake_by_ref();
+        std::task::Poll::Ready(7)
+    }));
+    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    assert_eq!(task.await.unwrap(), 7);
+}

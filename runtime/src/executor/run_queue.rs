@@ -16,7 +16,9 @@
 //!
 //! Invariants: a key is in the queue or the deferred list at most once,
 //! and never in both; the `block_on` future is in neither (its turn comes
-//! at a batch boundary, when it is woken).
+//! at a batch boundary, when it is woken); a finished task is in neither
+//! (one that woke itself in its last poll is taken out when it finishes:
+//! left at the queue's front, it would be next for good, and nobody polled).
 
 use std::collections::VecDeque;
 
@@ -99,6 +101,12 @@ impl RunQueue {
         self.since_main = self.since_main.saturating_add(1);
     }
 
+    /// Task `key` finished: it is polled no more, wherever it was queued.
+    pub(crate) fn finished(&mut self, key: u64) {
+        self.queue.retain(|&k| k != key);
+        self.deferred.retain(|&k| k != key);
+    }
+
     /// The end of a batch: the deferred tasks join the queue.
     fn flush(&mut self) {
         self.queue.extend(self.deferred.drain(..));
@@ -144,6 +152,22 @@ mod tests {
         q.woken(1, true);
         assert_eq!(q.next(false), Next::Task(1));
         q.took(1);
+        assert_eq!(q.next(false), Next::Nothing);
+    }
+
+    #[test]
+    fn a_task_that_woke_itself_in_its_last_poll_leaves_the_queue_when_it_finishes() {
+        let mut q = RunQueue::default();
+        q.woken(1, false);
+        q.woken(2, false);
+        q.took(1);
+        // Task 1 wakes itself, then its poll returns Ready.
+        q.woken(1, false);
+        q.finished(1);
+        q.took(2);
+        q.woken(2, true);
+        q.finished(2);
+        assert_eq!(q.next(true), Next::Main);
         assert_eq!(q.next(false), Next::Nothing);
     }
 

@@ -133,6 +133,15 @@ impl SimTask {
         self.slot.id("Task").0
     }
 
+    /// Marks the task finished for good: later wakes queue nothing, and a
+    /// wake it queued during its last poll is taken back.
+    fn finish(&self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(order) = self.ordered.as_ref().and_then(|w| w.order.as_ref()) {
+            crate::lock(order).finished(self.key);
+        }
+    }
+
     /// Marks the task aborted and wakes it, after the visible wake.
     fn abort(self: &Arc<Self>) {
         self.announce_wake();
@@ -345,7 +354,7 @@ fn poll_loop<F: Future + ?Sized>(
             w.wake();
         }
         if task.aborted.load(Ordering::Relaxed) {
-            task.done.store(true, Ordering::Relaxed);
+            task.finish();
             return Polled::Aborted(worker);
         }
         // Timers armed during the poll wake this task (see `timer_wake`).
@@ -353,7 +362,7 @@ fn poll_loop<F: Future + ?Sized>(
         let polled = future.as_mut().poll(&mut cx);
         with_task(|t| *t.borrow_mut() = previous);
         if polled.is_ready() {
-            task.done.store(true, Ordering::Relaxed);
+            task.finish();
         }
         drop(worker);
         if let Poll::Ready(output) = polled {
