@@ -63,3 +63,35 @@ fn std_durations_across_a_sleep_are_the_sleep_in_every_schedule() {
     assert!(matches!(report.outcome, Outcome::Pass), "{report}");
     assert_eq!(report.executions, 6);
 }
+
+/// A reaper's interval that starts one period after std's now, as a pool
+/// starts it (`interval_at((std::time::Instant::now() + period).into(), ..)`),
+/// beside a request that times out at the same instant: the reaper ticks
+/// one period from now in every execution, and the two timers tie.
+async fn reaper_started_from_std_now() {
+    let period = Duration::from_secs(30);
+    let t0 = tokio::time::Instant::now();
+    let reaper = tokio::spawn(async move {
+        let mut every = tokio::time::interval_at((Instant::now() + period).into(), period);
+        every.tick().await;
+        tokio::time::Instant::now()
+    });
+    let timed_out = tokio::time::timeout(period, std::future::pending::<()>()).await.is_err();
+    let ticked = reaper.await.unwrap();
+    assert!(timed_out);
+    assert_eq!(ticked - t0, period, "the first tick is one period after std's now");
+    // And back: a virtual instant is as far from std's now as from the virtual now.
+    let back: Instant = (tokio::time::Instant::now() + period).into();
+    let ahead = back - Instant::now();
+    assert!(ahead <= period && ahead > period - Duration::from_millis(100), "{ahead:?}");
+}
+
+#[test]
+fn a_std_instant_converts_to_the_virtual_instant_as_far_from_now() {
+    if !samaritan_sim::STD_CLOCKS_FOLLOW {
+        return;
+    }
+    let report = explore_on(None, SearchStrategy::Dfs, reaper_started_from_std_now);
+    assert!(matches!(report.outcome, Outcome::Pass), "{report}");
+    assert_eq!(report.executions, 6);
+}

@@ -17,6 +17,12 @@ use crate::exploring;
 /// replay; outside one it is tokio's `Instant::now` (which a paused tokio
 /// clock controls). The origin is the wall-clock instant of the first call
 /// inside an exploration in the process; only differences mean anything.
+///
+/// Inside an exploration a std instant converts to the instant as far
+/// from the virtual now as it is from std's now, and back the same way
+/// (std's clocks follow the virtual clock there: `samaritan_sim::
+/// STD_CLOCKS_FOLLOW`): `interval_at((std::time::Instant::now() +
+/// period).into(), period)` ticks first one period from now, as on tokio.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Instant {
     std: std::time::Instant,
@@ -38,14 +44,30 @@ impl Instant {
         }
     }
 
-    /// Converts a std instant.
+    /// Converts a std instant (onto the virtual clock inside an
+    /// exploration).
     pub fn from_std(std: std::time::Instant) -> Instant {
-        Instant { std }
+        if !exploring() {
+            return Instant { std };
+        }
+        let (now, std_now) = (Instant::now(), std::time::Instant::now());
+        match std.checked_duration_since(std_now) {
+            Some(ahead) => now + ahead,
+            None => now.std.checked_sub(std_now - std).map_or(now, |std| Instant { std }),
+        }
     }
 
-    /// Converts to a std instant.
+    /// Converts to a std instant (from the virtual clock inside an
+    /// exploration).
     pub fn into_std(self) -> std::time::Instant {
-        self.std
+        if !exploring() {
+            return self.std;
+        }
+        let (now, std_now) = (Instant::now(), std::time::Instant::now());
+        match self.std.checked_duration_since(now.std) {
+            Some(ahead) => std_now + ahead,
+            None => std_now.checked_sub(now.std - self.std).unwrap_or(std_now),
+        }
     }
 
     /// Returns the time from `earlier` to `self`, zero if `earlier` is later.
@@ -70,36 +92,36 @@ impl Instant {
 
     /// Returns `self + duration`, `None` on overflow.
     pub fn checked_add(&self, duration: Duration) -> Option<Instant> {
-        self.std.checked_add(duration).map(Instant::from_std)
+        self.std.checked_add(duration).map(|std| Instant { std })
     }
 
     /// Returns `self - duration`, `None` on overflow.
     pub fn checked_sub(&self, duration: Duration) -> Option<Instant> {
-        self.std.checked_sub(duration).map(Instant::from_std)
+        self.std.checked_sub(duration).map(|std| Instant { std })
     }
 }
 
 impl From<std::time::Instant> for Instant {
     fn from(std: std::time::Instant) -> Instant {
-        Instant { std }
+        Instant::from_std(std)
     }
 }
 
 impl From<Instant> for std::time::Instant {
     fn from(i: Instant) -> std::time::Instant {
-        i.std
+        i.into_std()
     }
 }
 
 impl From<tokio::time::Instant> for Instant {
     fn from(i: tokio::time::Instant) -> Instant {
-        Instant { std: i.into_std() }
+        Instant::from_std(i.into_std())
     }
 }
 
 impl From<Instant> for tokio::time::Instant {
     fn from(i: Instant) -> tokio::time::Instant {
-        tokio::time::Instant::from_std(i.std)
+        tokio::time::Instant::from_std(i.into_std())
     }
 }
 
