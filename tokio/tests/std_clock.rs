@@ -66,8 +66,9 @@ fn std_durations_across_a_sleep_are_the_sleep_in_every_schedule() {
 
 /// A reaper's interval that starts one period after std's now, as a pool
 /// starts it (`interval_at((std::time::Instant::now() + period).into(), ..)`),
-/// beside a request that times out at the same instant: the reaper ticks
-/// one period from now in every execution, and the two timers tie.
+/// beside a request that times out one period from now: the reaper ticks
+/// one period from now, less the real time between std's read and the
+/// conversion (std's clock moves with real time inside an execution too).
 async fn reaper_started_from_std_now() {
     let period = Duration::from_secs(30);
     let t0 = tokio::time::Instant::now();
@@ -79,7 +80,8 @@ async fn reaper_started_from_std_now() {
     let timed_out = tokio::time::timeout(period, std::future::pending::<()>()).await.is_err();
     let ticked = reaper.await.unwrap();
     assert!(timed_out);
-    assert_eq!(ticked - t0, period, "the first tick is one period after std's now");
+    let took = ticked - t0;
+    assert!(took <= period && took > period - Duration::from_millis(100), "the first tick came after {took:?}");
     // And back: a virtual instant is as far from std's now as from the virtual now.
     let back: Instant = (tokio::time::Instant::now() + period).into();
     let ahead = back - Instant::now();
@@ -93,5 +95,8 @@ fn a_std_instant_converts_to_the_virtual_instant_as_far_from_now() {
     }
     let report = explore_on(None, SearchStrategy::Dfs, reaper_started_from_std_now);
     assert!(matches!(report.outcome, Outcome::Pass), "{report}");
-    assert_eq!(report.executions, 6);
+    // 6 when the two timers tie, as they do unless the OS stops the
+    // exploring thread for a millisecond between std's read and the
+    // conversion.
+    assert!(report.executions >= 1 && report.executions <= 6, "{report}");
 }
