@@ -15,6 +15,7 @@ async fn tokio_test_polls_one_task_at_a_time() {
     programs::refill_runs_before_the_woken_main_task().await;
     programs::zero_sleeps_let_spawned_hooks_run().await;
     programs::a_task_that_wakes_itself_and_finishes().await;
+    programs::tasks_left_pending_at_shutdown().await;
 }
 
 /// With `worker_threads = 2` polls overlap, and the task that runs inside
@@ -130,6 +131,16 @@ mod explored {
     #[test]
     fn a_task_that_wakes_itself_in_its_last_poll_leaves_the_run_queue() {
         assert_eq!(verdict(On::TokioOrder, Dfs, programs::a_task_that_wakes_itself_and_finishes), (Ok(()), 1));
+    }
+
+    /// The tasks a shutdown aborts are woken in spawn order: in a hash
+    /// map's order, which changes from one execution to the next, a replay
+    /// met other wakes than its execution had ("nondeterminism"; six of
+    /// bb8's tests).
+    #[test]
+    fn a_shutdown_aborts_the_pending_tasks_in_the_same_order_in_every_execution() {
+        let program = programs::tasks_left_pending_at_shutdown;
+        assert_eq!(verdict(On::TokioOrder, Dfs, program), (Ok(()), 55));
     }
 
     /// The shape of a rate limiter's drop test that got a false deadlock when

@@ -316,3 +316,18 @@ pub(crate) async fn a_task_that_wakes_itself_and_finishes() {
     tokio::time::sleep(std::time::Duration::from_millis(1)).await;
     assert_eq!(task.await.unwrap(), 7);
 }
+
+/// Tasks still pending when the runtime shuts down: each is aborted, and
+/// its abort is a wake, in the same order in every execution.
+pub(crate) async fn tasks_left_pending_at_shutdown() {
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for _ in 0..4 {
+        let flag = flag.clone();
+        tokio::spawn(async move {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            std::future::pending::<()>().await
+        });
+    }
+    tokio::task::yield_now().await;
+    let _ = flag.load(std::sync::atomic::Ordering::SeqCst);
+}

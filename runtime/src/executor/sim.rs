@@ -33,7 +33,8 @@
 //!   (later ones do nothing); the simulated task, if it has not finished,
 //!   is marked aborted and woken, and its loop drops the future, which
 //!   publishes `Cancelled`.
-//! - Shutdown (the runtime dropped) aborts every task still running, so
+//! - Shutdown (the runtime dropped) aborts every task still running (in
+//!   spawn order, the same in every execution), so
 //!   their futures are dropped by their own actors, after the drop returned
 //!   (production drops them during it).
 //!
@@ -48,7 +49,7 @@
 //! threads outside the model.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe, Location};
 use std::pin::{pin, Pin};
@@ -197,7 +198,9 @@ impl Wake for SimTask {
 /// how many of them may be inside a poll at once.
 #[derive(Default)]
 pub(crate) struct Registry {
-    live: Mutex<HashMap<u64, Arc<SimTask>>>,
+    /// By id, so that shutdown aborts them in spawn order in every
+    /// execution (a hash map's order changes from one to the next).
+    live: Mutex<BTreeMap<u64, Arc<SimTask>>>,
     /// `None`: no limit, every task's steps interleave with every other's.
     workers: Mutex<Option<Arc<Workers>>>,
     /// Counts the runtime's `spawn_blocking` closures, for their ids.
@@ -205,7 +208,7 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<SimTask>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Arc<SimTask>>> {
         crate::lock(&self.live)
     }
 
@@ -532,8 +535,8 @@ fn abort_by_id(shared: &Shared, id: u64) {
 
 /// Aborts every simulated task of a runtime that shuts down.
 pub(crate) fn shutdown(shared: &Shared) {
-    let live: Vec<_> = shared.sim.lock().drain().collect();
-    for (_, task) in live {
+    let live = std::mem::take(&mut *shared.sim.lock());
+    for task in live.into_values() {
         task.abort();
     }
 }
