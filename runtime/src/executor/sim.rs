@@ -33,10 +33,10 @@
 //!   (later ones do nothing); the simulated task, if it has not finished,
 //!   is marked aborted and woken, and its loop drops the future, which
 //!   publishes `Cancelled`.
-//! - Shutdown (the runtime dropped) aborts every task still running (in
-//!   spawn order, the same in every execution), so
-//!   their futures are dropped by their own actors, after the drop returned
-//!   (production drops them during it).
+//! - Shutdown (the runtime dropped) aborts every task still running, in
+//!   spawn order (the same in every execution), so their futures are
+//!   dropped by their own actors, after the drop returned (production
+//!   drops them during it).
 //!
 //! - A waker called by a thread outside the model (a `std::thread`)
 //!   announces nothing and only marks the task woken (Release, read with
