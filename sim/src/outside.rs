@@ -58,8 +58,9 @@ impl Outside {
 /// `true`; returns `limit` if nothing came (not the time measured, so that
 /// a replay's verdict reads as the search's).
 pub(crate) fn wait(limit: Duration, mut woken: impl FnMut() -> bool) -> Option<Duration> {
-    let start = Instant::now();
-    while start.elapsed() < limit {
+    // Real time: std's clocks inside an execution move only with it.
+    let start = crate::wall_clock::real(Instant::now);
+    while crate::wall_clock::real(|| start.elapsed()) < limit {
         std::thread::sleep(Duration::from_millis(1));
         if woken() {
             return None;

@@ -9,14 +9,28 @@
 //! virtual clock jumps in no time, and without this module std's clock
 //! would not move, the connection would never grow old, and the test would
 //! fail where no real run fails. So while an execution runs on a thread,
-//! libc's `clock_gettime` answers that thread with the real reading plus
-//! the *skew*: how far the virtual clocks of the executions run on the
-//! thread have jumped so far.
+//! libc's `clock_gettime` answers that thread with a reading that moves
+//! only with the program: the real reading taken at the execution's first
+//! read of that clock, plus the *skew* (how far the virtual clocks of the
+//! executions run on the thread have jumped so far), plus a microsecond
+//! for each read of the clock in the execution. The real time the engine
+//! itself spends (or the OS takes from the thread) between two reads does
+//! not show: a test that asserts a measured duration within a few
+//! milliseconds of its sleeps measures exactly its sleeps, in every
+//! execution and replay, and a loop that spins until std's clock passes a
+//! deadline still ends (each read moves the clock).
 //!
 //! Invariants:
 //! - The skew only grows: a new execution starts its virtual clock at zero
-//!   again but keeps the skew, so std's monotonic clocks stay monotonic on
+//!   again but keeps the skew, and each clock's readings on a thread never
+//!   go back (an execution's first reading is at least past the last one
+//!   the thread was given), so std's monotonic clocks stay monotonic on
 //!   the thread across executions.
+//! - Inside an execution the readings are a function of the schedule: the
+//!   first reading of each clock and, after it, the virtual jumps and the
+//!   number of reads. Real time spent blocked in the OS (a real
+//!   `std::thread::sleep`, a wait for a wake from outside the model) does
+//!   not move them either.
 //! - Only the thread that runs an execution, and only while it runs one,
 //!   sees the skew: the explorer's time budget and watchdog (which read the
 //!   clock between executions or on another thread), every other thread
@@ -31,12 +45,35 @@
 
 use std::cell::Cell;
 
+/// The clock ids `clock_gettime` takes that this module keeps readings of
+/// (Linux's are below 12).
+const CLOCKS: usize = 12;
+
+/// How far each read of a clock inside an execution moves it, in
+/// nanoseconds.
+pub(crate) const READ_TICK_NS: i128 = 1_000;
+
+/// One clock's readings on a thread.
+#[derive(Clone, Copy, Default)]
+struct Reading {
+    /// The real reading (ns) at the execution's first read, less the skew
+    /// then, raised so that the execution's readings follow the last one
+    /// given before it; `None` until the execution first reads the clock.
+    base: Option<i128>,
+    /// Reads in this execution.
+    reads: u32,
+    /// The last reading given on the thread (ns), in any execution.
+    last: Option<i128>,
+}
+
 thread_local! {
     /// Whether this thread runs an execution now.
     static ACTIVE: Cell<bool> = const { Cell::new(false) };
     /// How far the virtual clocks of this thread's executions have jumped,
     /// in nanoseconds, summed over every execution so far.
     static SKEW_NS: Cell<u64> = const { Cell::new(0) };
+    /// Each clock's readings, by clock id.
+    static READINGS: Cell<[Reading; CLOCKS]> = const { Cell::new([Reading { base: None, reads: 0, last: None }; CLOCKS]) };
 }
 
 /// Whether std's clocks follow the virtual clock inside an execution on
@@ -52,9 +89,18 @@ pub const STD_CLOCKS_FOLLOW: bool =
     cfg!(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64", not(target_feature = "crt-static")));
 
 /// Marks this thread as running an execution; returns what it was before,
-/// for [`end`] (an execution may start inside another's teardown).
+/// for [`end`] (an execution may start inside another's teardown). A new
+/// execution takes each clock's real reading afresh at its first read.
 pub(crate) fn begin() -> bool {
-    ACTIVE.with(|a| a.replace(true))
+    let was = ACTIVE.with(|a| a.replace(true));
+    if !was {
+        let mut readings = READINGS.with(Cell::get);
+        for r in &mut readings {
+            (r.base, r.reads) = (None, 0);
+        }
+        READINGS.with(|c| c.set(readings));
+    }
+    was
 }
 
 /// Undoes [`begin`], restoring `before`.
@@ -67,15 +113,37 @@ pub(crate) fn jumped(nanos: u64) {
     SKEW_NS.with(|s| s.set(s.get().saturating_add(nanos)));
 }
 
-/// The skew this thread's reads of std's clocks get now: zero outside an
-/// execution. `try_with`: a read may come while the thread's locals are
-/// being destroyed.
-fn skew_ns() -> u64 {
-    if ACTIVE.try_with(Cell::get).unwrap_or(false) {
-        SKEW_NS.try_with(Cell::get).unwrap_or(0)
-    } else {
-        0
+/// Reads std's clock `now` really is on the engine's behalf, as if outside
+/// the execution (a wait for a wake from outside the model is timed in
+/// real time).
+pub(crate) fn real<T>(now: impl FnOnce() -> T) -> T {
+    let was = ACTIVE.with(|a| a.replace(false));
+    let reading = now();
+    ACTIVE.with(|a| a.set(was));
+    reading
+}
+
+/// What this thread is told of clock `clock` whose real reading is `real`
+/// (ns): the module's reading inside an execution, `real` outside one.
+/// `try_with`: a read may come while the thread's locals are being
+/// destroyed.
+fn reading(clock: usize, real: i128) -> i128 {
+    if !ACTIVE.try_with(Cell::get).unwrap_or(false) || clock >= CLOCKS {
+        return real;
     }
+    let Ok(mut readings) = READINGS.try_with(Cell::get) else { return real };
+    let skew = i128::from(SKEW_NS.try_with(Cell::get).unwrap_or(0));
+    let r = &mut readings[clock];
+    let base = *r.base.get_or_insert_with(|| {
+        // At least past the last reading given, whatever the skew is now.
+        let floor = r.last.map_or(i128::MIN, |last| last + 1 - skew);
+        real.max(floor)
+    });
+    r.reads = r.reads.saturating_add(1);
+    let now = base + skew + i128::from(r.reads - 1) * READ_TICK_NS;
+    r.last = Some(now);
+    let _ = READINGS.try_with(|c| c.set(readings));
+    now
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64", not(target_feature = "crt-static")))]
@@ -152,13 +220,15 @@ mod interpose {
         };
         // SAFETY: the caller's contract, passed on.
         let status = unsafe { real(clock, ts) };
-        let skew = super::skew_ns();
-        if status == 0 && skew > 0 && tells_time(clock) {
+        if status == 0 && tells_time(clock) {
             // SAFETY: `real` succeeded, so `ts` is a valid, written timespec.
             let ts = unsafe { &mut *ts };
-            let nanos = ts.tv_nsec as u64 + skew % 1_000_000_000;
-            ts.tv_sec = ts.tv_sec.saturating_add((skew / 1_000_000_000 + nanos / 1_000_000_000) as i64);
-            ts.tv_nsec = (nanos % 1_000_000_000) as c_long;
+            let real = i128::from(ts.tv_sec) * 1_000_000_000 + ts.tv_nsec as i128;
+            let told = super::reading(clock as usize, real);
+            if told != real {
+                ts.tv_sec = told.div_euclid(1_000_000_000) as i64;
+                ts.tv_nsec = told.rem_euclid(1_000_000_000) as c_long;
+            }
         }
         status
     }
@@ -192,6 +262,32 @@ mod tests {
             end(begun);
         } else {
             assert!(inside - outside < Duration::from_secs(60));
+        }
+    }
+
+    #[test]
+    fn inside_an_execution_only_jumps_and_reads_move_the_clock() {
+        let before = begin();
+        let first = Instant::now();
+        // Real time the thread spends between two reads does not show.
+        std::thread::sleep(Duration::from_millis(20));
+        let second = Instant::now();
+        jumped(5_000_000);
+        let third = Instant::now();
+        let really = real(Instant::now);
+        end(before);
+        let outside = Instant::now();
+        if STD_CLOCKS_FOLLOW {
+            let tick = Duration::from_nanos(READ_TICK_NS as u64);
+            assert_eq!(second - first, tick);
+            assert_eq!(third - second, Duration::from_millis(5) + tick);
+            // The engine's own real reading, and the next execution's first
+            // one, never go back behind what the execution was told.
+            assert!(really >= first + Duration::from_millis(20), "{:?}", really - first);
+            let again = begin();
+            let next = Instant::now();
+            end(again);
+            assert!(next > third && outside > first);
         }
     }
 

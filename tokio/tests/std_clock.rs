@@ -66,9 +66,8 @@ fn std_durations_across_a_sleep_are_the_sleep_in_every_schedule() {
 
 /// A reaper's interval that starts one period after std's now, as a pool
 /// starts it (`interval_at((std::time::Instant::now() + period).into(), ..)`),
-/// beside a request that times out one period from now: the reaper ticks
-/// one period from now, less the real time between std's read and the
-/// conversion (std's clock moves with real time inside an execution too).
+/// beside a request that times out at the same instant: the reaper ticks
+/// one period from now in every execution, and the two timers tie.
 async fn reaper_started_from_std_now() {
     let period = Duration::from_secs(30);
     let t0 = tokio::time::Instant::now();
@@ -80,8 +79,7 @@ async fn reaper_started_from_std_now() {
     let timed_out = tokio::time::timeout(period, std::future::pending::<()>()).await.is_err();
     let ticked = reaper.await.unwrap();
     assert!(timed_out);
-    let took = ticked - t0;
-    assert!(took <= period && took > period - Duration::from_millis(100), "the first tick came after {took:?}");
+    assert_eq!(ticked - t0, period, "the first tick is one period after std's now");
     // And back: a virtual instant is as far from std's now as from the virtual now.
     let back: Instant = (tokio::time::Instant::now() + period).into();
     let ahead = back - Instant::now();
@@ -95,8 +93,40 @@ fn a_std_instant_converts_to_the_virtual_instant_as_far_from_now() {
     }
     let report = explore_on(None, SearchStrategy::Dfs, reaper_started_from_std_now);
     assert!(matches!(report.outcome, Outcome::Pass), "{report}");
-    // 6 when the two timers tie, as they do unless the OS stops the
-    // exploring thread for a millisecond between std's read and the
-    // conversion.
-    assert!(report.executions >= 1 && report.executions <= 6, "{report}");
+    assert_eq!(report.executions, 6);
+}
+
+/// A rate-limit test's shape: tasks wait out ten 200 ms refills and the
+/// test asserts, with std's clock, that it took 2 s within 10 ms. Inside
+/// an execution std's clock moves only with the virtual clock and a
+/// microsecond a read, so the engine's own time (tens of milliseconds for
+/// these steps in a debug build) never shows.
+async fn timed_refills() {
+    let start = Instant::now();
+    let waiters: Vec<_> = (0..10)
+        .map(|_| {
+            tokio::spawn(async {
+                for _ in 0..10 {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            })
+        })
+        .collect();
+    for w in waiters {
+        w.await.unwrap();
+    }
+    let took = start.elapsed();
+    assert!(took >= Duration::from_secs(2) && took < Duration::from_secs(2) + Duration::from_millis(1), "{took:?}");
+    // The sleeps and whole microseconds of reads: no real time at all.
+    assert_eq!((took - Duration::from_secs(2)).as_nanos() % 1_000, 0, "{took:?}");
+}
+
+#[test]
+fn std_durations_measure_the_sleeps_and_not_the_engine() {
+    if !samaritan_sim::STD_CLOCKS_FOLLOW {
+        return;
+    }
+    let report = explore_on(Some(1), SearchStrategy::Random, timed_refills);
+    assert!(matches!(report.outcome, Outcome::Pass), "{report}");
+    assert_eq!(report.executions, 1000);
 }

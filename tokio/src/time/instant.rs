@@ -22,10 +22,9 @@ use crate::exploring;
 /// from the virtual now as it is from std's now, and back the same way
 /// (std's clocks follow the virtual clock there: `samaritan_sim::
 /// STD_CLOCKS_FOLLOW`): `interval_at((std::time::Instant::now() +
-/// period).into(), period)` ticks first one period from now, as on tokio,
-/// less the real time between std's read and the conversion (std's clock
-/// also moves with real time inside an execution; a conversion is exact to
-/// the tick unless the OS stops the thread for a millisecond in between).
+/// period).into(), period)` ticks first one period from now, as on tokio
+/// (std's clock moves only with the program there, a microsecond a read:
+/// the conversion is exact to tokio's millisecond tick).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Instant {
     std: std::time::Instant,
