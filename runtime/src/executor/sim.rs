@@ -175,9 +175,16 @@ thread_local! {
 /// its own poll is deferred to the end of the batch (on a runtime in
 /// tokio's order; elsewhere this is `wake_by_ref`).
 pub(crate) fn defer(waker: &Waker) {
+    /// Lowers the flag however the wake ends (a waker may panic).
+    struct Lower;
+    impl Drop for Lower {
+        fn drop(&mut self) {
+            let _ = DEFERRING.try_with(|d| d.set(false));
+        }
+    }
     DEFERRING.with(|d| d.set(true));
+    let _lower = Lower;
     waker.wake_by_ref();
-    DEFERRING.with(|d| d.set(false));
 }
 
 impl Wake for SimTask {
@@ -599,5 +606,27 @@ impl Drop for Enter {
         if rt::active() {
             with_current(|c| *c.borrow_mut() = previous);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A waker whose wake panics.
+    struct Panics;
+
+    impl Wake for Panics {
+        fn wake(self: Arc<Self>) {
+            panic!("this waker panics");
+        }
+    }
+
+    #[test]
+    fn a_waker_that_panics_in_a_deferred_wake_leaves_no_wake_deferred() {
+        let waker = Waker::from(Arc::new(Panics));
+        let unwound = catch_unwind(AssertUnwindSafe(|| defer(&waker)));
+        assert!(unwound.is_err());
+        assert!(!DEFERRING.with(std::cell::Cell::get), "the next wake on this thread would count as a yield");
     }
 }
