@@ -27,9 +27,12 @@
 //! - Putting a static back does not run its destructor: what it owned
 //!   (a `OnceLock<String>`'s string, a `Mutex<Vec<_>>`'s buffer) is
 //!   leaked, once per execution that changed it.
-//! - Bytes are read and written one relaxed atomic byte at a time, so a
-//!   thread outside the execution that touches the same static races with
-//!   no undefined behaviour here.
+//! - Bytes are read and written one relaxed atomic byte at a time: a
+//!   module's static that a test on another thread updates atomically at
+//!   that moment (a std atomic counter) is read without a data race. One
+//!   that thread writes non-atomically (a `static mut`) would race with
+//!   these reads, as with any other reader; the symbol table cannot tell
+//!   the two apart.
 //!
 //!
 //! [`Config::body_path`]: crate::Config::body_path
