@@ -38,18 +38,39 @@ pub(crate) fn is_static(address: usize) -> bool {
     at > 0 && address < ranges[at - 1].1
 }
 
-/// The writable segments, sorted by start.
-fn ranges() -> &'static [(usize, usize)] {
-    static RANGES: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
-    RANGES.get_or_init(|| {
-        let mut ranges = read_ranges();
-        ranges.sort_unstable();
-        ranges
+/// What the loaded objects' program headers say, read once.
+#[derive(Default)]
+struct Loaded {
+    /// The writable segments, sorted by start.
+    ranges: Vec<(usize, usize)>,
+    /// Where the main executable (the first object) was loaded: the
+    /// difference between its symbols' addresses in memory and in the file.
+    bias: usize,
+}
+
+fn loaded() -> &'static Loaded {
+    static LOADED: OnceLock<Loaded> = OnceLock::new();
+    LOADED.get_or_init(|| {
+        let mut loaded = read_loaded();
+        loaded.ranges.sort_unstable();
+        loaded
     })
 }
 
+/// The writable segments, sorted by start.
+fn ranges() -> &'static [(usize, usize)] {
+    &loaded().ranges
+}
+
+/// Where the main executable was loaded (0 for one not built as a
+/// position-independent executable, and off Linux): what its symbol
+/// table's addresses are off by in memory (`symbols`).
+pub(crate) fn executable_bias() -> usize {
+    loaded().bias
+}
+
 #[cfg(target_os = "linux")]
-fn read_ranges() -> Vec<(usize, usize)> {
+fn read_loaded() -> Loaded {
     unsafe extern "C" fn each(
         info: *mut libc::dl_phdr_info,
         _size: libc::size_t,
@@ -57,10 +78,15 @@ fn read_ranges() -> Vec<(usize, usize)> {
     ) -> libc::c_int {
         // SAFETY: `dl_iterate_phdr` passes a valid record of one loaded
         // object, whose `dlpi_phnum` program headers start at `dlpi_phdr`,
-        // and `data` is the vector `read_ranges` handed it.
+        // and `data` is the `Loaded` and flag `read_loaded` handed it.
         unsafe {
             let info = &*info;
-            let ranges = &mut *data.cast::<Vec<(usize, usize)>>();
+            let (loaded, first) = &mut *data.cast::<(Loaded, bool)>();
+            // The main executable comes first.
+            if std::mem::take(first) {
+                loaded.bias = info.dlpi_addr as usize;
+            }
+            let ranges = &mut loaded.ranges;
             if info.dlpi_phdr.is_null() {
                 return 0;
             }
@@ -73,16 +99,16 @@ fn read_ranges() -> Vec<(usize, usize)> {
         }
         0
     }
-    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    let mut data = (Loaded::default(), true);
     // SAFETY: the callback only reads the records it is given and writes
-    // to the vector, which outlives the call.
-    unsafe { libc::dl_iterate_phdr(Some(each), (&mut ranges as *mut Vec<(usize, usize)>).cast()) };
-    ranges
+    // to `data`, which outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(each), (&mut data as *mut (Loaded, bool)).cast()) };
+    data.0
 }
 
 #[cfg(not(target_os = "linux"))]
-fn read_ranges() -> Vec<(usize, usize)> {
-    Vec::new()
+fn read_loaded() -> Loaded {
+    Loaded::default()
 }
 
 /// Which execution (by generation) holds each claimed static.

@@ -3,7 +3,7 @@
 //! read from the executable's ELF symbol table (`/proc/self/exe`).
 //!
 //! `test_statics` uses them to put the statics declared inside a test's
-//! function back between executions, whatever their type, and to name the
+//! body back between executions, whatever their type, and to name the
 //! test crate's other statics when they are the likely cause of
 //! nondeterminism.
 //!
@@ -208,7 +208,7 @@ fn read_symbols() -> Option<Vec<DataSymbol>> {
     read_at(&file, symtab.offset, &mut symbols)?;
     let mut names = vec![0u8; usize::try_from(strtab.size).ok()?];
     read_at(&file, strtab.offset, &mut names)?;
-    let bias = load_bias();
+    let bias = crate::statics::executable_bias();
     let mut found = Vec::new();
     for symbol in symbols.chunks_exact(24) {
         let (name, info, index) = (int::<4>(symbol, 0)?, int::<1>(symbol, 4)?, int::<2>(symbol, 6)?);
@@ -244,29 +244,6 @@ fn read_symbols() -> Option<Vec<DataSymbol>> {
 #[cfg(not(all(target_os = "linux", target_pointer_width = "64", target_endian = "little")))]
 fn read_symbols() -> Option<Vec<DataSymbol>> {
     None
-}
-
-/// Where the main executable was loaded: the difference between its
-/// symbols' addresses in memory and in the file (0 for one not built as a
-/// position-independent executable).
-#[cfg(all(target_os = "linux", target_pointer_width = "64", target_endian = "little"))]
-fn load_bias() -> usize {
-    unsafe extern "C" fn first(
-        info: *mut libc::dl_phdr_info,
-        _size: libc::size_t,
-        data: *mut libc::c_void,
-    ) -> libc::c_int {
-        // SAFETY: `dl_iterate_phdr` passes a valid record, the main
-        // executable's first, and `data` is the `usize` `load_bias` gave.
-        unsafe { *data.cast::<usize>() = (*info).dlpi_addr as usize };
-        // Stop: only the first object is the executable.
-        1
-    }
-    let mut bias = 0usize;
-    // SAFETY: the callback writes the one `usize` it is given, which
-    // outlives the call.
-    unsafe { libc::dl_iterate_phdr(Some(first), (&mut bias as *mut usize).cast()) };
-    bias
 }
 
 #[cfg(test)]
