@@ -52,11 +52,7 @@ impl Instant {
         if !exploring() {
             return Instant { std };
         }
-        let (now, std_now) = (Instant::now(), std::time::Instant::now());
-        match std.checked_duration_since(std_now) {
-            Some(ahead) => now + ahead,
-            None => now.std.checked_sub(std_now - std).map_or(now, |std| Instant { std }),
-        }
+        Instant { std: moved(std, std::time::Instant::now(), Instant::now().std) }
     }
 
     /// Converts to a std instant (from the virtual clock inside an
@@ -65,11 +61,7 @@ impl Instant {
         if !exploring() {
             return self.std;
         }
-        let (now, std_now) = (Instant::now(), std::time::Instant::now());
-        match self.std.checked_duration_since(now.std) {
-            Some(ahead) => std_now + ahead,
-            None => std_now.checked_sub(now.std - self.std).unwrap_or(std_now),
-        }
+        moved(self.std, Instant::now().std, std::time::Instant::now())
     }
 
     /// Returns the time from `earlier` to `self`, zero if `earlier` is later.
@@ -100,6 +92,16 @@ impl Instant {
     /// Returns `self - duration`, `None` on overflow.
     pub fn checked_sub(&self, duration: Duration) -> Option<Instant> {
         self.std.checked_sub(duration).map(|std| Instant { std })
+    }
+}
+
+/// `instant` on a clock that reads `to` where the clock it was read on
+/// reads `from`: as far ahead of `to`, or behind it, as it is of `from`
+/// (`to` itself if that is before the type's range).
+fn moved(instant: std::time::Instant, from: std::time::Instant, to: std::time::Instant) -> std::time::Instant {
+    match instant.checked_duration_since(from) {
+        Some(ahead) => to + ahead,
+        None => to.checked_sub(from - instant).unwrap_or(to),
     }
 }
 
