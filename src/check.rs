@@ -741,11 +741,18 @@ impl Builder {
     /// ([`Config::body_path`]).
     fn config_for<F>(&self) -> Config {
         let mut config = self.config();
-        config.body_path = match &self.body_path {
-            Some(path) => Some(path.clone()).filter(|p| !p.is_empty()),
-            None => body_path_of(std::any::type_name::<F>(), config.test_name.as_deref()),
-        };
+        config.body_path = self.body_of::<F>();
         config
+    }
+
+    /// The path of the body of the test whose closure is of type `F`: the
+    /// one named (empty: named as none), else from the test's name and
+    /// `F`'s path ([`body_path_of`]).
+    fn body_of<F>(&self) -> Option<String> {
+        match &self.body_path {
+            Some(path) => Some(path.clone()).filter(|p| !p.is_empty()),
+            None => body_path_of(std::any::type_name::<F>(), self.current_test().as_deref()),
+        }
     }
 
     fn make_strategy(&self) -> Box<dyn Strategy + Send> {
@@ -859,10 +866,7 @@ impl Builder {
         let this = match self.body_path {
             Some(_) => self,
             None => {
-                let test = self.current_test();
-                named = self
-                    .clone()
-                    .body_path(&body_path_of(std::any::type_name::<F>(), test.as_deref()).unwrap_or_default());
+                named = self.clone().body_path(&self.body_of::<F>().unwrap_or_default());
                 &named
             }
         };
