@@ -335,7 +335,9 @@ fn cb_por_reaches_every_outcome_icb_reaches_in_programs_that_spin() {
     // Keyed by the program's state alone, cb-por misses outcomes here (at
     // bound 1: a thread that spun three or four times); left out of the
     // budget table after a yield, as before, it runs 22,272 executions.
-    assert_eq!(totals, (293_509, 14_715));
+    // Finished threads drop out of the scheduler's state: with their bits
+    // kept (who they were scheduled beside), it ran 14,715.
+    assert_eq!(totals, (293_509, 14_369));
 }
 
 /// The same under the C11 model, each access with its own ordering: a
@@ -345,7 +347,8 @@ fn cb_por_reaches_every_outcome_icb_reaches_in_programs_that_spin() {
 #[test]
 fn cb_por_reaches_every_outcome_icb_reaches_in_weak_programs_that_spin() {
     let totals = cb_por_agrees_with_icb_on(0x5917_1e55, 100, Program::generate_spinning_weak);
-    assert_eq!(totals, (425_404, 16_978));
+    // 16,978 with finished threads' bits kept in the scheduler's state.
+    assert_eq!(totals, (425_404, 16_464));
 }
 
 /// Programs that wait on condition variables (with a timeout, so every

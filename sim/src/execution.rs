@@ -26,6 +26,7 @@ use crate::outside::{self, Outside};
 use crate::progress::Progress;
 use crate::race::Races;
 use crate::strategy::{ActorView, ChoiceError, ChoicePoint, Pending, SchedulePoint, Step, Strategy};
+use crate::timers::Timers;
 use crate::trace::{location_string, ReadFrom, Trace, TraceLine, TraceRead, TraceStep};
 use crate::wall_clock;
 
@@ -116,9 +117,9 @@ pub(crate) struct Execution {
     /// Virtual time in nanoseconds; `sleep` advances it, and so does firing
     /// a timer when no actor can run.
     pub(crate) clock_ns: u64,
-    /// Timers ([`crate::rt::wake_at`]): a virtual deadline and what to do
-    /// then. Fired, earliest first, only when no actor is enabled.
-    pub(crate) timers: Vec<(u64, Box<dyn Fn()>)>,
+    /// Timers ([`crate::rt::wake_at`]): virtual deadlines and what to do
+    /// then; those due fire together, in the order they were armed.
+    pub(crate) timers: Timers,
     /// The earliest timer deadline (`u64::MAX` without timers): a timer is
     /// due once the clock (moved by sleeps) reaches it, and then fires at
     /// the next scheduling point, whoever else can run.
@@ -161,6 +162,10 @@ pub(crate) struct Execution {
     /// Values kept for this execution only, by key (`rt::execution_value`).
     pub(crate) values: Vec<(usize, Box<dyn std::any::Any>)>,
     views: Vec<ActorView>,
+    /// The actors that have not finished, in index order: what a
+    /// scheduling point looks at (a test that spawns tasks in a loop has
+    /// thousands of actors, a few alive at a time).
+    live: Vec<ActorId>,
     enabled: Vec<ActorId>,
     fairness: Fairness,
     /// Wakes from outside the model, across executions (not cleared).
@@ -193,7 +198,7 @@ impl Execution {
             outcome: None,
             teardown: false,
             clock_ns: 0,
-            timers: Vec::new(),
+            timers: Timers::default(),
             next_timer: u64::MAX,
             strategy,
             pool,
@@ -212,6 +217,7 @@ impl Execution {
             unrestored: Vec::new(),
             values: Vec::new(),
             views: Vec::with_capacity(4),
+            live: Vec::with_capacity(4),
             enabled: Vec::with_capacity(4),
             fairness: Fairness::default(),
             outside: Outside::new(),
@@ -251,6 +257,7 @@ impl Execution {
         self.unrestored.clear();
         debug_assert!(self.values.is_empty(), "execution values are dropped before the next execution");
         self.views.clear();
+        self.live.clear();
         self.enabled.clear();
         self.fairness.reset();
     }
@@ -290,7 +297,7 @@ impl Execution {
         {
             return false;
         }
-        let others = self.actors.iter().enumerate().any(|(i, actor)| i != me.index() && actor.is_enabled());
+        let others = self.live.iter().any(|&a| a != me && self.actors[a.index()].is_enabled());
         if others {
             return false;
         }
@@ -458,11 +465,9 @@ impl Execution {
     /// Fires every timer whose deadline the clock has reached.
     #[cold]
     fn fire_due(&mut self) {
-        let now = self.clock_ns;
-        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.timers).into_iter().partition(|t| t.0 <= now);
-        self.timers = later;
-        self.next_timer = self.timers.iter().map(|t| t.0).min().unwrap_or(u64::MAX);
-        for (_, fire) in due {
+        let due = self.timers.take_due(self.clock_ns);
+        self.next_timer = self.timers.next();
+        for fire in due {
             fire();
         }
     }
@@ -474,8 +479,8 @@ impl Execution {
         if track {
             self.fairness.clear_enabled();
         }
-        let mut unfinished = false;
-        for (i, (actor, view)) in self.actors.iter().zip(self.views.iter_mut()).enumerate() {
+        for &id in &self.live {
+            let (actor, view) = (&self.actors[id.index()], &mut self.views[id.index()]);
             view.enabled = actor.is_enabled();
             if let (Some(taken), Some(pending)) = (actor.taken, view.pending.as_mut()) {
                 // SAFETY: set only while the actor waits inside
@@ -484,14 +489,13 @@ impl Execution {
                 pending.op = unsafe { (*taken)() };
             }
             if view.enabled {
-                self.enabled.push(ActorId::from_index(i));
+                self.enabled.push(id);
                 if track {
-                    self.fairness.mark_enabled(i);
+                    self.fairness.mark_enabled(id.index());
                 }
             }
-            unfinished |= actor.status != Status::Finished;
         }
-        unfinished
+        !self.live.is_empty()
     }
 
     /// Sets actor `id`'s pending operation, in its record and in the view
@@ -509,7 +513,21 @@ impl Execution {
         }
         self.actors.push(actor);
         self.views.push(ActorView { id, pending: None, enabled: false });
+        self.live.push(id);
         id
+    }
+
+    /// Marks actor `id` finished: it leaves the live actors, and the fair
+    /// scheduler frees its slot.
+    pub(crate) fn finish(&mut self, id: ActorId) {
+        self.actors[id.index()].status = Status::Finished;
+        self.views[id.index()].enabled = false;
+        if let Ok(at) = self.live.binary_search(&id) {
+            self.live.remove(at);
+        }
+        if self.config.fair {
+            self.fairness.finish_actor(id.index());
+        }
     }
 
     /// Files the announcing actor's operation: it now waits to be chosen.
@@ -585,7 +603,7 @@ impl Execution {
                 }
                 Outcome::GoodSamaritanViolation { actor: name, steps: steps as u64, cycle: own }
             }
-            Divergence::Unknown => Outcome::StepBound { steps: bound },
+            Divergence::Unknown => Outcome::Unfinished { steps: bound },
         }
     }
 

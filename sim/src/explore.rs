@@ -20,7 +20,8 @@ use crate::trace::Trace;
 /// model): the first execution's schedule is replayed, and one that no
 /// longer passes is reported as nondeterminism too, with no token. A
 /// misuse ([`Outcome::is_misuse`]) is reported as the search met it,
-/// without a failing execution: no schedule reproduces it.
+/// without a failing execution: no schedule reproduces it. So is an
+/// execution that the traced replay shows to be [`Outcome::Unfinished`].
 pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -> Report {
     let Searched { mut report, first } = search(config.clone(), strategy, body.clone(), false, false);
     let Some(mut found) = report.failure.take() else { return report };
@@ -44,6 +45,17 @@ pub fn explore(config: Config, strategy: Box<dyn Strategy + Send>, body: Body) -
                     report.unrestored.as_deref().or(again.unrestored.as_deref()).unwrap_or_default()
                 ),
             };
+            return report;
+        }
+    }
+    // An execution cut off at the step bound under the fair scheduler: the
+    // traced replay says what it was doing. One that shows no livelock is
+    // no verdict (`Outcome::Unfinished`), reported as it is: no schedule of
+    // the whole step bound is shrunk, many times over, to say nothing.
+    if matches!(report.outcome, Outcome::StepBound { .. }) && found.schedule.fair {
+        let traced = replay_traced(config.clone(), found.schedule.clone(), body.clone());
+        if matches!(traced.outcome, Outcome::Unfinished { .. }) {
+            report.outcome = traced.outcome;
             return report;
         }
     }

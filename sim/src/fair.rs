@@ -20,18 +20,30 @@
 //!   which is known only at the next scheduling point: the step is held in
 //!   `last` and settled there.
 
-/// One bit per actor, `words` words per set.
+/// One bit per slot, `words` words per set.
 type Word = u64;
+
+/// No slot: the actor finished (or a slot with no actor).
+const NONE: u32 = u32::MAX;
 
 /// The state of Algorithm 1 for one execution.
 ///
 /// The sets are laid out only once some actor yields (`tracking`): a
 /// program that never yields pays for nothing but [`Fairness::scheduled`].
+///
+/// Sets hold *slots*, not actor indices: an actor takes a slot when it is
+/// added and gives it back when it finishes, so the sets are as wide as
+/// the most actors alive at once, not as the actors of the whole execution
+/// (a test that spawns tasks in a loop has thousands, a few alive at a
+/// time). A finished actor is never enabled again, so every bit about it is
+/// dead: an edge into it filters nobody (line 7 asks about enabled actors
+/// only), and in the sets of others it could only add such edges. Its slot
+/// is cleared before reuse, so the filtering is the paper's exactly.
 #[derive(Debug, Default)]
 pub(crate) struct Fairness {
-    /// Actors of the running execution.
-    actors: usize,
-    /// Whether the sets below are laid out for `actors` (since the first
+    /// Slots laid out, in use or free.
+    slots: usize,
+    /// Whether the sets below are laid out for `slots` (since the first
     /// yield of the execution).
     tracking: bool,
     /// Words per set.
@@ -42,7 +54,7 @@ pub(crate) struct Fairness {
     e: Vec<Word>,
     d: Vec<Word>,
     s: Vec<Word>,
-    /// Actors that have yielded at least once.
+    /// Slots whose actors have yielded at least once.
     windowed: Vec<Word>,
     any_windowed: bool,
     /// Whether `P` may hold an edge.
@@ -51,35 +63,79 @@ pub(crate) struct Fairness {
     before: Vec<Word>,
     /// The enabled set now (`next.ES`), filled by the caller.
     after: Vec<Word>,
-    /// The step awaiting its update: the actor and whether it yielded.
+    /// The step awaiting its update: the slot and whether it yielded.
     last: Option<(usize, bool)>,
+    /// Each actor's slot, by actor index; [`NONE`] once it finished.
+    slot_of: Vec<u32>,
+    /// Each slot's actor index; [`NONE`] while free.
+    actor_in: Vec<u32>,
+    /// Cleared slots, ready for the next actor (the last freed first).
+    free: Vec<u32>,
+    /// Slots of actors that finished since the last settle: the step that
+    /// finished them is settled first, then they are cleared.
+    dying: Vec<u32>,
 }
 
 impl Fairness {
     /// Forgets the last execution, keeping the memory.
     pub(crate) fn reset(&mut self) {
-        self.actors = 0;
+        self.slots = 0;
         self.tracking = false;
         self.any_windowed = false;
         self.edges = false;
         self.last = None;
+        self.slot_of.clear();
+        self.actor_in.clear();
+        self.free.clear();
+        self.dying.clear();
     }
 
-    /// Counts actor `index`, the next one, with empty sets.
+    /// Counts actor `index`, the next one, with empty sets: in a freed
+    /// slot if there is one.
     #[inline]
     pub(crate) fn add_actor(&mut self, index: usize) {
-        self.actors = index + 1;
+        debug_assert_eq!(index, self.slot_of.len(), "actors are added in index order");
+        if let Some(slot) = self.free.pop() {
+            self.slot_of.push(slot);
+            self.actor_in[slot as usize] = index as u32;
+            return;
+        }
+        self.slot_of.push(self.slots as u32);
+        self.actor_in.push(index as u32);
+        self.slots += 1;
         if self.tracking {
             self.lay_out();
         }
     }
 
-    /// Lays the sets out, empty, for every actor: when tracking starts, and
-    /// when an actor is added after that (the new rows and any extra word
+    /// Actor `index` finished: its slot is cleared and freed at the next
+    /// settle (at once while nothing is tracked).
+    #[inline]
+    pub(crate) fn finish_actor(&mut self, index: usize) {
+        let slot = std::mem::replace(&mut self.slot_of[index], NONE);
+        debug_assert_ne!(slot, NONE, "an actor finishes once");
+        if self.tracking {
+            self.dying.push(slot);
+        } else {
+            self.actor_in[slot as usize] = NONE;
+            self.free.push(slot);
+        }
+    }
+
+    /// The slot of live actor `index`.
+    #[inline]
+    fn slot(&self, index: usize) -> usize {
+        let slot = self.slot_of[index];
+        debug_assert_ne!(slot, NONE, "a finished actor takes no step");
+        slot as usize
+    }
+
+    /// Lays the sets out, empty, for every slot: when tracking starts, and
+    /// when a slot is added after that (the new rows and any extra word
     /// start empty; existing bits are kept).
     #[cold]
     fn lay_out(&mut self) {
-        let words = self.actors.div_ceil(64).max(1);
+        let words = self.slots.div_ceil(64).max(1);
         let fresh = !self.tracking;
         if fresh || words != self.words {
             let keep = if fresh { 0 } else { self.words };
@@ -87,12 +143,12 @@ impl Fairness {
                 if fresh {
                     // Keeps the allocation of the last execution.
                     rows.clear();
-                    rows.resize(self.actors * words, 0);
+                    rows.resize(self.slots * words, 0);
                     continue;
                 }
                 let old = std::mem::take(rows);
-                rows.resize(self.actors * words, 0);
-                for r in 0..(old.len() / keep).min(self.actors) {
+                rows.resize(self.slots * words, 0);
+                for r in 0..(old.len() / keep).min(self.slots) {
                     rows[r * words..r * words + keep].copy_from_slice(&old[r * keep..r * keep + keep]);
                 }
             }
@@ -105,7 +161,7 @@ impl Fairness {
             self.words = words;
         } else {
             for rows in [&mut self.p, &mut self.e, &mut self.d, &mut self.s] {
-                rows.resize(self.actors * words, 0);
+                rows.resize(self.slots * words, 0);
             }
         }
         self.tracking = true;
@@ -134,12 +190,13 @@ impl Fairness {
     /// Marks actor `index` enabled at the current scheduling point.
     #[inline]
     pub(crate) fn mark_enabled(&mut self, index: usize) {
-        self.after[index / 64] |= 1 << (index % 64);
+        let slot = self.slot(index);
+        self.after[slot / 64] |= 1 << (slot % 64);
     }
 
     /// Settles the last step now that the enabled set after it is known
     /// (Algorithm 1, lines 13-29), and makes that set `curr.ES` for the
-    /// next step.
+    /// next step. The slots of actors that finished are cleared after.
     #[inline]
     pub(crate) fn settle(&mut self) {
         if let Some((t, yielded)) = self.last.take() {
@@ -147,7 +204,32 @@ impl Fairness {
                 self.update(t, yielded);
             }
         }
+        if !self.dying.is_empty() {
+            self.bury();
+        }
         std::mem::swap(&mut self.before, &mut self.after);
+    }
+
+    /// Clears the slots of the actors that finished, row and column, and
+    /// frees them.
+    #[cold]
+    fn bury(&mut self) {
+        let w = self.words;
+        for slot in std::mem::take(&mut self.dying) {
+            let x = slot as usize;
+            let (xw, xb) = (x / 64, 1 << (x % 64));
+            for rows in [&mut self.p, &mut self.e, &mut self.d, &mut self.s] {
+                rows[x * w..x * w + w].iter_mut().for_each(|word| *word = 0);
+                rows.chunks_exact_mut(w).for_each(|row| row[xw] &= !xb);
+            }
+            for set in [&mut self.windowed, &mut self.before, &mut self.after] {
+                set[xw] &= !xb;
+            }
+            self.actor_in[x] = NONE;
+            self.free.push(slot);
+        }
+        self.edges = self.p.iter().any(|&word| word != 0);
+        self.any_windowed = self.windowed.iter().any(|&word| word != 0);
     }
 
     #[inline(never)]
@@ -204,7 +286,7 @@ impl Fairness {
     /// tracking or for a yield (which starts tracking).
     #[inline]
     pub(crate) fn scheduled(&mut self, t: usize, yielded: bool) {
-        self.last = Some((t, yielded));
+        self.last = Some((self.slot(t), yielded));
         if yielded && !self.tracking {
             self.lay_out();
         }
@@ -218,6 +300,7 @@ impl Fairness {
         if !self.edges {
             return true;
         }
+        let x = self.slot(x);
         let row = &self.p[x * self.words..x * self.words + self.words];
         row.iter().zip(&self.before).all(|(&p, &es)| p & es == 0)
     }
@@ -228,28 +311,37 @@ impl Fairness {
     /// scheduler filters nothing and never will until one. Two scheduling
     /// points with the same program state and digest let the same actors
     /// run at every step after them.
+    ///
+    /// It is told in actor indices, not slots (which depend on the order in
+    /// which actors came and went), as a sum of one mixed word per fact
+    /// (an open window, a member of a set, an edge), so it costs one mix
+    /// per bit set and needs no sorting.
     pub(crate) fn digest(&self) -> u64 {
         if !self.tracking {
             return 0;
         }
-        // FNV-1a over 64-bit words, then a final mix; never 0.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut eat = |word: Word| {
-            h = (h ^ word).wrapping_mul(0x0000_0100_0000_01b3);
+        let w = self.words;
+        let mut h: u64 = 0;
+        let mut fact = |kind: u64, u: u32, v: u32| {
+            h = h.wrapping_add(mix(mix(kind << 32 | u64::from(u)) ^ u64::from(v)));
         };
-        if self.edges {
-            self.p.iter().for_each(|&w| eat(w));
-        }
-        for (i, &word) in self.windowed.iter().enumerate() {
-            eat(word);
-            for u in bits(word).map(|b| i * 64 + b) {
-                let row = u * self.words..u * self.words + self.words;
-                for set in [&self.e, &self.d, &self.s] {
-                    set[row.clone()].iter().for_each(|&w| eat(w));
+        for u in members(&self.windowed) {
+            let actor = self.actor_in[u];
+            fact(0, actor, 0);
+            for (kind, set) in [(1, &self.e), (2, &self.d), (3, &self.s)] {
+                for v in members(&set[u * w..u * w + w]) {
+                    fact(kind, actor, self.actor_in[v]);
                 }
             }
         }
-        (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) | 1
+        if self.edges {
+            for (u, row) in self.p.chunks_exact(w).enumerate() {
+                for v in members(row) {
+                    fact(4, self.actor_in[u], self.actor_in[v]);
+                }
+            }
+        }
+        mix(h) | 1
     }
 
     /// Returns whether any priority edge exists.
@@ -257,6 +349,19 @@ impl Fairness {
     pub(crate) fn has_edges(&self) -> bool {
         self.edges
     }
+}
+
+/// A 64-bit finalizer (splitmix64's): every input bit moves every output
+/// bit.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The slots in the set `row`, ascending.
+fn members(row: &[Word]) -> impl Iterator<Item = usize> + '_ {
+    row.iter().enumerate().flat_map(|(i, &word)| bits(word).map(move |b| i * 64 + b))
 }
 
 /// The indices of the set bits of `word`, ascending.
@@ -400,5 +505,75 @@ mod tests {
         let all: Vec<usize> = vec![3, 70];
         let steps = [(&all[..], 70, true), (&all[..], 70, true)];
         assert_eq!(run(71, &steps, &all), vec![3]);
+    }
+
+    /// One scheduling point as the engine drives it: the enabled set
+    /// `enabled`, then `t` takes a step (a yield or not).
+    fn point(f: &mut Fairness, enabled: &[usize], t: usize, yielded: bool) {
+        if f.tracking() {
+            f.clear_enabled();
+            enabled.iter().for_each(|&a| f.mark_enabled(a));
+            f.settle();
+        }
+        assert!(f.allows(t), "actor {t} is not allowed");
+        if f.tracking() || yielded {
+            f.scheduled(t, yielded);
+        }
+    }
+
+    #[test]
+    fn finished_actors_give_their_slots_back() {
+        // Actor 0 spins (a yield a step) while 1,000 short-lived actors
+        // come and go, one at a time: the sets stay one word wide, and
+        // the filtering is still the paper's: 0 waits for the live one.
+        let mut f = Fairness::default();
+        f.add_actor(0);
+        for a in 1..=1000 {
+            f.add_actor(a);
+            point(&mut f, &[0, a], 0, true);
+            point(&mut f, &[0, a], 0, true);
+            f.clear_enabled();
+            [0, a].iter().for_each(|&x| f.mark_enabled(x));
+            f.settle();
+            assert!(!f.allows(0) && f.allows(a), "actor {a}: 0 kept it waiting twice");
+            f.scheduled(a, false);
+            f.finish_actor(a);
+            point(&mut f, &[0], 0, false);
+        }
+        assert_eq!((f.slots, f.words), (2, 1));
+    }
+
+    #[test]
+    fn the_digest_is_told_in_actors_not_slots() {
+        // Actors 0, 1 and 2; 1 finishes and 3 comes. In `early`, 1 is gone
+        // before 3 comes (3 takes 1's slot); in `late`, 3 comes first (and
+        // takes a new one). The same steps follow: the same digest.
+        let run = |early: bool| {
+            let mut f = Fairness::default();
+            (0..3).for_each(|a| f.add_actor(a));
+            point(&mut f, &[0, 1, 2], 0, true);
+            point(&mut f, &[0, 1, 2], 1, false);
+            // 1 finishes; a step of 0's is settled (freeing 1's slot), with 3
+            // not yet enabled in `late` and not yet there in `early`.
+            if early {
+                f.finish_actor(1);
+                point(&mut f, &[0, 2], 0, false);
+                f.add_actor(3);
+            } else {
+                f.add_actor(3);
+                f.finish_actor(1);
+                point(&mut f, &[0, 2], 0, false);
+            }
+            point(&mut f, &[0, 2, 3], 2, true);
+            point(&mut f, &[0, 2, 3], 0, true);
+            f.clear_enabled();
+            [0, 2, 3].iter().for_each(|&a| f.mark_enabled(a));
+            f.settle();
+            (f.slot(3), f.digest())
+        };
+        let ((early_slot, early), (late_slot, late)) = (run(true), run(false));
+        assert_eq!((early_slot, late_slot), (1, 3));
+        assert_eq!(early, late);
+        assert_ne!(early, 0);
     }
 }

@@ -50,6 +50,7 @@ mod strategy;
 mod symbols;
 mod test_statics;
 mod throttle;
+mod timers;
 mod trace;
 mod trace_parse;
 mod wall_clock;

@@ -100,8 +100,12 @@ pub enum Outcome {
     },
     /// No actor could make progress.
     Deadlock(Deadlock),
-    /// The execution took more steps than the step bound allows, and no
-    /// more can be said (the fair scheduler was off, or no pattern shows).
+    /// The execution took more steps than the step bound allows, with the
+    /// fair scheduler off (an unfair schedule that spins forever reaches
+    /// it: the fair paper's depth-bounded search, section 5). With it on,
+    /// the verdict says what the execution was doing: a livelock, a
+    /// good-samaritan violation, or [`Outcome::Unfinished`]; a search
+    /// that records no trace says this, and its replay the rest.
     StepBound {
         /// The bound.
         steps: u64,
@@ -124,6 +128,16 @@ pub enum Outcome {
         cycle: Vec<CycleStep>,
         /// How many times it repeated before the bound.
         repeats: u64,
+        /// The step bound.
+        steps: u64,
+    },
+    /// Under the fair scheduler, the execution had not ended at the step
+    /// bound and its last steps repeat no cycle: neither a livelock nor a
+    /// good-samaritan violation shows, and a test that is merely longer
+    /// than the bound looks the same. No verdict on the program
+    /// ([`Outcome::is_misuse`]): the fair paper's large bound turns only
+    /// the divergences it can name into reports.
+    Unfinished {
         /// The step bound.
         steps: u64,
     },
@@ -208,12 +222,20 @@ impl Outcome {
     /// written rather than that the program has a bug: samaritan misused
     /// ([`Outcome::Misuse`]), a replayed schedule that does not fit the
     /// program ([`Outcome::ScheduleMismatch`]: a token of another program,
-    /// or of another version of this one), or a program whose executions
-    /// depend on more than the schedule ([`Outcome::Nondeterminism`]). A
-    /// misuse ends the exploration like a failure, but is reported under
-    /// its own header and without a replay token: no schedule reproduces it.
+    /// or of another version of this one), a program whose executions
+    /// depend on more than the schedule ([`Outcome::Nondeterminism`]), or
+    /// an execution too long to tell from one that never ends
+    /// ([`Outcome::Unfinished`]). A misuse ends the exploration like a
+    /// failure, but is reported under its own header and without a replay
+    /// token: no schedule reproduces it.
     pub fn is_misuse(&self) -> bool {
-        matches!(self, Outcome::Misuse { .. } | Outcome::ScheduleMismatch { .. } | Outcome::Nondeterminism { .. })
+        matches!(
+            self,
+            Outcome::Misuse { .. }
+                | Outcome::ScheduleMismatch { .. }
+                | Outcome::Nondeterminism { .. }
+                | Outcome::Unfinished { .. }
+        )
     }
 
     /// Returns whether `other` is the same verdict at the same place. Panics
@@ -222,11 +244,11 @@ impl Outcome {
     /// Data races compare whole (cell, threads, kinds and locations depend
     /// only on the schedule).
     ///
-    /// The three diverging verdicts ([`Outcome::StepBound`],
-    /// [`Outcome::Livelock`], [`Outcome::GoodSamaritanViolation`]) are one
-    /// verdict: which of them is reported depends on whether the trace was
-    /// recorded (a search does not record it; the replay that builds the
-    /// report does).
+    /// The four diverging verdicts ([`Outcome::StepBound`],
+    /// [`Outcome::Livelock`], [`Outcome::GoodSamaritanViolation`],
+    /// [`Outcome::Unfinished`]) are one verdict: which of them is reported
+    /// depends on whether the trace was recorded (a search does not record
+    /// it; the replay that builds the report does).
     pub fn same_verdict(&self, other: &Outcome) -> bool {
         match (self, other) {
             (a, b) if a.diverged() && b.diverged() => true,
@@ -250,7 +272,13 @@ impl Outcome {
 
     /// Returns whether the execution was cut off at the step bound.
     pub fn diverged(&self) -> bool {
-        matches!(self, Outcome::StepBound { .. } | Outcome::Livelock { .. } | Outcome::GoodSamaritanViolation { .. })
+        matches!(
+            self,
+            Outcome::StepBound { .. }
+                | Outcome::Livelock { .. }
+                | Outcome::GoodSamaritanViolation { .. }
+                | Outcome::Unfinished { .. }
+        )
     }
 
     /// Returns a short lowercase name of the verdict.
@@ -262,6 +290,7 @@ impl Outcome {
             Outcome::StepBound { .. } => "step bound exceeded",
             Outcome::GoodSamaritanViolation { .. } => "good-samaritan violation",
             Outcome::Livelock { .. } => "livelock",
+            Outcome::Unfinished { .. } => "unfinished",
             Outcome::DataRace { .. } => "data race",
             Outcome::Nondeterminism { .. } => "nondeterminism",
             Outcome::ScheduleMismatch { .. } => "schedule mismatch",
@@ -312,6 +341,12 @@ impl fmt::Display for Outcome {
             Outcome::StepBound { steps } => write!(
                 f,
                 "step bound exceeded: the execution took more than {steps} steps (raise it with SAMARITAN_MAX_STEPS)"
+            ),
+            Outcome::Unfinished { steps } => write!(
+                f,
+                "unfinished: the execution had not ended after {steps} steps, and its last steps repeat no cycle, \
+                 so samaritan cannot tell this test from one that never ends; if it is merely long, raise the step \
+                 bound (SAMARITAN_MAX_STEPS or Builder::max_steps, at most 16777216) or give it less work"
             ),
             Outcome::GoodSamaritanViolation { actor, steps, cycle } => {
                 write!(

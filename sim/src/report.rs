@@ -228,7 +228,12 @@ impl fmt::Display for Report {
             writeln!(f)?;
             writeln!(f, "{}", self.outcome)?;
             writeln!(f)?;
-            return writeln!(f, "this is not a bug in the program under test, so there is no replay token");
+            return match self.outcome {
+                Outcome::Unfinished { .. } => {
+                    writeln!(f, "this is no verdict on the program under test, so there is no replay token")
+                }
+                _ => writeln!(f, "this is not a bug in the program under test, so there is no replay token"),
+            };
         }
         if self.explored_nothing() {
             return write!(

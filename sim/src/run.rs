@@ -218,7 +218,7 @@ fn resume_at(
             let mut e = cell.borrow_mut();
             std::mem::forget(e.actors[id.index()].co.take());
             e.leaked += 1;
-            e.actors[id.index()].status = Status::Finished;
+            e.finish(id);
             Some(Suspend::Stuck)
         }
         CoroutineResult::Yield(why) => Some(why),
@@ -226,8 +226,8 @@ fn resume_at(
             let mut e = cell.borrow_mut();
             e.set_pending(id, None);
             e.memory.on_finish(id);
+            e.finish(id);
             let actor = &mut e.actors[id.index()];
-            actor.status = Status::Finished;
             actor.ready = None;
             let co = actor.co.take().expect("a live actor has a coroutine");
             let overflowed = actor.overflowed;
