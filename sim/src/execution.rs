@@ -118,12 +118,10 @@ pub(crate) struct Execution {
     /// a timer when no actor can run.
     pub(crate) clock_ns: u64,
     /// Timers ([`crate::rt::wake_at`]): virtual deadlines and what to do
-    /// then; those due fire together, in the order they were armed.
+    /// then; those due fire together, in the order they were armed. A timer
+    /// is due once the clock (moved by sleeps) reaches it, and then fires
+    /// at the next scheduling point, whoever else can run.
     pub(crate) timers: Timers,
-    /// The earliest timer deadline (`u64::MAX` without timers): a timer is
-    /// due once the clock (moved by sleeps) reaches it, and then fires at
-    /// the next scheduling point, whoever else can run.
-    pub(crate) next_timer: u64,
     pub(crate) strategy: *mut (dyn Strategy + 'static),
     pub(crate) pool: *mut StackPool,
     pub(crate) progress: Arc<Progress>,
@@ -199,7 +197,6 @@ impl Execution {
             teardown: false,
             clock_ns: 0,
             timers: Timers::default(),
-            next_timer: u64::MAX,
             strategy,
             pool,
             progress,
@@ -243,7 +240,6 @@ impl Execution {
         self.teardown = false;
         self.clock_ns = 0;
         self.timers.clear();
-        self.next_timer = u64::MAX;
         self.leaked = 0;
         self.pruned = false;
         self.faults = false;
@@ -292,7 +288,7 @@ impl Execution {
     ) -> bool {
         if self.outcome.is_some()
             || self.steps >= self.config.max_steps
-            || self.next_timer <= self.clock_ns
+            || self.timers.next() <= self.clock_ns
             || !ready.is_none_or(|r| r())
         {
             return false;
@@ -351,7 +347,7 @@ impl Execution {
             return Next::End;
         }
         // Timers the clock has reached (sleeps move it) fire now.
-        if self.next_timer <= self.clock_ns {
+        if self.timers.next() <= self.clock_ns {
             self.fire_due();
         }
         let fair = self.config.fair;
@@ -449,7 +445,7 @@ impl Execution {
         if self.timers.is_empty() {
             return;
         }
-        self.clock_to(self.next_timer);
+        self.clock_to(self.timers.next());
         self.fire_due();
     }
 
@@ -465,9 +461,7 @@ impl Execution {
     /// Fires every timer whose deadline the clock has reached.
     #[cold]
     fn fire_due(&mut self) {
-        let due = self.timers.take_due(self.clock_ns);
-        self.next_timer = self.timers.next();
-        for fire in due {
+        for fire in self.timers.take_due(self.clock_ns) {
             fire();
         }
     }

@@ -530,7 +530,6 @@ pub fn advance_clock(nanos: u64) -> u64 {
 pub fn wake_at(deadline_ns: u64, fire: Box<dyn Fn()>) {
     with_exec(|cell| {
         let mut e = cell.borrow_mut();
-        e.next_timer = e.next_timer.min(deadline_ns);
         e.timers.arm(deadline_ns, fire);
     });
 }

@@ -41,7 +41,9 @@ impl Timers {
         self.heap.is_empty()
     }
 
-    /// Returns the earliest deadline, `u64::MAX` without timers.
+    /// Returns the earliest deadline, `u64::MAX` without timers (a peek:
+    /// the scheduling points ask it at every step).
+    #[inline]
     pub(crate) fn next(&self) -> u64 {
         self.heap.peek().map_or(u64::MAX, |t| t.deadline)
     }
