@@ -130,3 +130,50 @@ mod sim {
             .contains("good-samaritan violation: thread 'main' took 5000 steps without yielding"));
     }
 }
+
+#[cfg(feature = "sim")]
+mod unfinished {
+    use samaritan::sync::atomic::{AtomicUsize, Ordering};
+    use samaritan::sync::Arc;
+    use samaritan::thread;
+    use samaritan::{Builder, Outcome, SearchStrategy};
+
+    /// Spawns a fresh thread each round, yields, and joins it, `rounds`
+    /// times: no actor repeats, so no step pattern repeats either, and
+    /// main yields in every round.
+    fn rounds(rounds: usize) -> impl Fn() + Send + Sync + 'static {
+        move || {
+            let count = Arc::new(AtomicUsize::new(0));
+            for _ in 0..rounds {
+                let t = {
+                    let count = count.clone();
+                    thread::spawn(move || {
+                        count.fetch_add(1, Ordering::Relaxed);
+                    })
+                };
+                thread::yield_now();
+                t.join().unwrap();
+            }
+            assert_eq!(count.load(Ordering::Relaxed), rounds);
+        }
+    }
+
+    #[test]
+    fn a_long_execution_with_no_repeating_tail_is_unfinished_not_a_bug() {
+        let report = Builder::new().strategy(SearchStrategy::Dfs).max_steps(1_000).explore(rounds(10_000)).unwrap();
+        // Execution 1 runs into the bound; its tail names no cycle and no
+        // spinner, so there is no verdict and no token to replay.
+        assert_eq!((&report.outcome, report.executions), (&Outcome::Unfinished { steps: 1_000 }, 1), "{report}");
+        assert!(report.outcome.is_misuse(), "{report}");
+        assert_eq!(report.token(), None, "{report}");
+        assert!(report.to_string().contains("unfinished: the execution had not ended after 1000 steps"), "{report}");
+    }
+
+    #[test]
+    fn the_same_program_within_the_bound_passes() {
+        let report = Builder::new().strategy(SearchStrategy::Dfs).max_steps(1_000).explore(rounds(3)).unwrap();
+        // Each round's child runs its add before or after main's yield:
+        // 2 ways a round, 2^3 executions.
+        assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, 8, true), "{report}");
+    }
+}
