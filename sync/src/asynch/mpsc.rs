@@ -29,7 +29,7 @@ use std::task::{Context, Poll};
 use super::vis::{Op, Site};
 use super::wait_list::Key;
 use chan::{Attempt, Chan, Take};
-pub use permit::{OwnedPermit, Permit};
+pub use permit::{OwnedPermit, Permit, ReserveOwned};
 
 /// Creates a bounded channel holding at most `capacity` queued messages.
 ///

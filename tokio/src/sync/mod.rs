@@ -30,6 +30,7 @@ pub use semaphore::{AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePerm
 
 /// The futures the primitives' methods return.
 pub mod futures {
+    pub use super::mpsc::ReserveOwned;
     pub use super::mutex::LockOwned;
     pub use super::semaphore::AcquireOwned;
     pub use samaritan::sync::futures::{Acquire, Lock, Notified, Read, Write};

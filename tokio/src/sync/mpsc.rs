@@ -12,6 +12,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use samaritan::sync::async_mpsc as chan;
@@ -120,10 +121,12 @@ impl<T> Sender<T> {
     }
 
     /// [`Sender::reserve`], owning the sender, which the permit gives back.
+    ///
+    /// The future is a named type, [`ReserveOwned`], which a wrapper can
+    /// keep in a field (tokio-util's `PollSender` does).
     #[track_caller]
-    pub fn reserve_owned(self) -> impl Future<Output = Result<OwnedPermit<T>, SendError<()>>> {
-        let reserve = self.0.reserve_owned();
-        async move { reserve.await.map(OwnedPermit).map_err(|_| SendError(())) }
+    pub fn reserve_owned(self) -> ReserveOwned<T> {
+        ReserveOwned(self.0.reserve_owned())
     }
 
     /// [`Sender::try_reserve`], owning the sender; the error gives it back.
@@ -133,6 +136,27 @@ impl<T> Sender<T> {
             chan::TrySendError::Full(tx) => TrySendError::Full(Sender(tx)),
             chan::TrySendError::Closed(tx) => TrySendError::Closed(Sender(tx)),
         })
+    }
+}
+
+/// The future of [`Sender::reserve_owned`]: resolves to an [`OwnedPermit`],
+/// or to `SendError(())` once the receiver is gone. Cancel-safe: dropped
+/// while it waits, it leaves the senders' queue.
+#[must_use = "futures do nothing unless awaited"]
+pub struct ReserveOwned<T>(chan::ReserveOwned<T>);
+
+impl<T> Future for ReserveOwned<T> {
+    type Output = Result<OwnedPermit<T>, SendError<()>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // samaritan's future holds no self-reference: it is `Unpin`.
+        Pin::new(&mut self.0).poll(cx).map(|r| r.map(OwnedPermit).map_err(|_| SendError(())))
+    }
+}
+
+impl<T> fmt::Debug for ReserveOwned<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
     }
 }
 

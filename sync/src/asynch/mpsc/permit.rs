@@ -75,13 +75,11 @@ impl<T> Sender<T> {
     }
 
     /// [`Sender::reserve`], owning the sender, which the permit hands back.
+    /// The future is a named type ([`ReserveOwned`]), so that a wrapper
+    /// can keep it in a field (tokio-util's `PollSender` does).
     #[track_caller]
-    pub fn reserve_owned(self) -> impl Future<Output = Result<OwnedPermit<T>, SendError<()>>> {
-        let site = Site::here();
-        async move {
-            Reserving { chan: &self.chan, key: None, site }.await?;
-            Ok(OwnedPermit { sender: Some(self), site })
-        }
+    pub fn reserve_owned(self) -> ReserveOwned<T> {
+        ReserveOwned { sender: Some(self), key: None, site: Site::here() }
     }
 
     /// [`Sender::try_reserve`], owning the sender; the error gives it back.
@@ -191,21 +189,33 @@ impl<T> Future for Reserving<'_, T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
-        this.chan.step(Op::Send, this.site);
-        let found = match this.key.take() {
-            None => this.chan.try_reserve(Some(cx)),
-            Some(key) => this.chan.poll_reservation(key, cx),
-        };
-        match found {
-            Reserve::Reserved => {
-                note(&|| "reserved a slot".to_string());
-                Poll::Ready(Ok(()))
-            }
-            Reserve::Closed | Reserve::Full => Poll::Ready(Err(SendError(()))),
-            Reserve::Wait(key) => {
-                this.key = Some(key);
-                Poll::Pending
-            }
+        poll_reserving(this.chan, &mut this.key, this.site, cx)
+    }
+}
+
+/// One poll of a reservation: a visible step, then one attempt (no `key`
+/// yet) or a look at the slot it waits for (`key`, its place among the
+/// waiting senders, kept while it waits).
+fn poll_reserving<T>(
+    chan: &Chan<T>,
+    key: &mut Option<Key>,
+    site: Site,
+    cx: &mut Context<'_>,
+) -> Poll<Result<(), SendError<()>>> {
+    chan.step(Op::Send, site);
+    let found = match key.take() {
+        None => chan.try_reserve(Some(cx)),
+        Some(key) => chan.poll_reservation(key, cx),
+    };
+    match found {
+        Reserve::Reserved => {
+            note(&|| "reserved a slot".to_string());
+            Poll::Ready(Ok(()))
+        }
+        Reserve::Closed | Reserve::Full => Poll::Ready(Err(SendError(()))),
+        Reserve::Wait(waiting) => {
+            *key = Some(waiting);
+            Poll::Pending
         }
     }
 }
@@ -215,5 +225,48 @@ impl<T> Drop for Reserving<'_, T> {
         if let Some(key) = self.key.take() {
             self.chan.cancel_waiter(key);
         }
+    }
+}
+
+/// The future of [`Sender::reserve_owned`]: a reservation that owns its
+/// sender and hands it to the [`OwnedPermit`]. Cancel-safe as
+/// [`Sender::reserve`]'s; polled after it completed, it panics.
+#[must_use = "futures do nothing unless awaited"]
+pub struct ReserveOwned<T> {
+    /// `None` once the permit has it.
+    sender: Option<Sender<T>>,
+    /// Its place among the waiting senders, once queued.
+    key: Option<Key>,
+    site: Site,
+}
+
+impl<T> Future for ReserveOwned<T> {
+    type Output = Result<OwnedPermit<T>, SendError<()>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        let sender = this.sender.as_ref().expect("`ReserveOwned` polled after it completed");
+        match poll_reserving(&sender.chan, &mut this.key, this.site, cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Ok(())) => Poll::Ready(Ok(OwnedPermit { sender: this.sender.take(), site: this.site })),
+            Poll::Ready(Err(e)) => {
+                this.sender = None;
+                Poll::Ready(Err(e))
+            }
+        }
+    }
+}
+
+impl<T> Drop for ReserveOwned<T> {
+    fn drop(&mut self) {
+        if let (Some(sender), Some(key)) = (&self.sender, self.key.take()) {
+            sender.chan.cancel_waiter(key);
+        }
+    }
+}
+
+impl<T> fmt::Debug for ReserveOwned<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReserveOwned").field("waiting", &self.key.is_some()).finish_non_exhaustive()
     }
 }
