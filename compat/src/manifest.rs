@@ -61,24 +61,17 @@ pub(crate) fn for_samaritan(
     match switch {
         Switch::Rename => {
             let path = samaritan.join(peer.dir()).display().to_string();
-            let to = (peer, path.as_str());
-            for kind in KINDS {
-                if let Some(deps) = doc.get_mut(kind).and_then(Item::as_table_like_mut) {
-                    rename(deps, to, kind, &mut renamed);
-                }
-            }
-            if let Some(targets) = doc.get_mut("target").and_then(Item::as_table_like_mut) {
-                for (cfg, target) in targets.iter_mut() {
-                    let Some(target) = target.as_table_like_mut() else { continue };
-                    for kind in KINDS {
-                        if let Some(deps) = target.get_mut(kind).and_then(Item::as_table_like_mut) {
-                            rename(deps, to, &format!("target.{}.{kind}", cfg.get()), &mut renamed);
-                        }
-                    }
-                }
-            }
+            let to = Stand { name: peer.name(), package: peer.package(), path: &path, series: None };
+            rename_everywhere(&mut doc, to, &mut renamed);
             if renamed.is_empty() {
                 return Err(ManifestError(format!("no {} dependency to rename", peer.name())));
+            }
+            // Companions switch when present: their types must be the
+            // stand-in's, or the crate does not compile.
+            for c in peer.companions() {
+                let path = samaritan.join(c.dir).display().to_string();
+                let to = Stand { name: c.name, package: c.package, path: &path, series: Some(c.series) };
+                rename_everywhere(&mut doc, to, &mut renamed);
             }
         }
         Switch::Patch => {
@@ -115,16 +108,51 @@ fn add_workspace(doc: &mut DocumentMut) {
     }
 }
 
-/// Renames every dependency on the peer (loom, tokio) of one table to
-/// samaritan's stand-in at `to`'s path, with `sim` added to its features:
-/// the key `loom` without a `package`, or any key with `package = "loom"`
-/// (crossbeam's `loom-crate`). The key stays, so `dep:loom` features and
+/// A crate and samaritan's stand-in for it.
+#[derive(Clone, Copy)]
+struct Stand<'a> {
+    /// The crate's package on crates.io (`loom`, `tokio-util`).
+    name: &'a str,
+    /// samaritan's package and its path.
+    package: &'a str,
+    path: &'a str,
+    /// The version series the stand-in is for, if it is for one only.
+    series: Option<&'a str>,
+}
+
+/// [`rename`] in every dependency table, top level and per target.
+fn rename_everywhere(doc: &mut DocumentMut, to: Stand<'_>, renamed: &mut Vec<String>) {
+    for kind in KINDS {
+        if let Some(deps) = doc.get_mut(kind).and_then(Item::as_table_like_mut) {
+            rename(deps, to, kind, renamed);
+        }
+    }
+    if let Some(targets) = doc.get_mut("target").and_then(Item::as_table_like_mut) {
+        for (cfg, target) in targets.iter_mut() {
+            let Some(target) = target.as_table_like_mut() else { continue };
+            for kind in KINDS {
+                if let Some(deps) = target.get_mut(kind).and_then(Item::as_table_like_mut) {
+                    rename(deps, to, &format!("target.{}.{kind}", cfg.get()), renamed);
+                }
+            }
+        }
+    }
+}
+
+/// Renames every dependency on `to.name` (loom, tokio, tokio-util) of one
+/// table to samaritan's stand-in at `to.path`, with `sim` added to its
+/// features: the key `loom` without a `package`, or any key with `package
+/// = "loom"` (crossbeam's `loom-crate`); with `to.series`, only a
+/// requirement in that series. The key stays, so `dep:loom` features and
 /// `use loom::` keep working, and so do the dependency's own features
 /// (samaritan-tokio takes tokio's names) and `default-features`.
-fn rename(deps: &mut dyn toml_edit::TableLike, to: (Peer, &str), at: &str, renamed: &mut Vec<String>) {
-    let (peer, path) = to;
-    let keys: Vec<String> =
-        deps.iter().filter(|(k, v)| is_peer(k, v, peer.name())).map(|(k, _)| k.to_string()).collect();
+fn rename(deps: &mut dyn toml_edit::TableLike, to: Stand<'_>, at: &str, renamed: &mut Vec<String>) {
+    let Stand { name, package, path, series } = to;
+    let keys: Vec<String> = deps
+        .iter()
+        .filter(|(k, v)| is_peer(k, v, name) && series.is_none_or(|s| in_series(v, s)))
+        .map(|(k, _)| k.to_string())
+        .collect();
     for key in keys {
         let item = deps.get_mut(&key).expect("listed above");
         let mut features: Array = ["sim"].into_iter().collect();
@@ -134,7 +162,7 @@ fn rename(deps: &mut dyn toml_edit::TableLike, to: (Peer, &str), at: &str, renam
         let optional = item.get("optional").and_then(Item::as_bool).unwrap_or(false);
         let no_default = item.get("default-features").and_then(Item::as_bool) == Some(false);
         let mut fields: Vec<(&str, Value)> =
-            vec![("package", peer.package().into()), ("path", path.into()), ("features", Value::Array(features))];
+            vec![("package", package.into()), ("path", path.into()), ("features", Value::Array(features))];
         if optional {
             fields.push(("optional", true.into()));
         }
@@ -159,6 +187,18 @@ fn rename(deps: &mut dyn toml_edit::TableLike, to: (Peer, &str), at: &str, renam
         }
         renamed.push(format!("{at}.{key}"));
     }
+}
+
+/// Whether the dependency's version requirement is in `series` (`0.7`:
+/// `0.7`, `^0.7.3`, `~0.7`, `=0.7.1`, `>=0.7, <0.8`; not `0.6` nor `0.70`).
+fn in_series(item: &Item, series: &str) -> bool {
+    let req = match item {
+        Item::Value(Value::String(v)) => v.value().as_str(),
+        _ => item.get("version").and_then(Item::as_str).unwrap_or(""),
+    };
+    let first = req.split(',').next().unwrap_or("").trim();
+    let version = first.trim_start_matches(['^', '~', '=', '>', ' ']);
+    version == series || version.strip_prefix(series).is_some_and(|rest| rest.starts_with('.'))
 }
 
 fn is_peer(key: &str, item: &Item, peer: &str) -> bool {
@@ -288,6 +328,30 @@ features = ["sim", "futures", "checkpoint"]
         assert_eq!(renamed, ["dependencies.tokio", "dev-dependencies.tokio"]);
         let err = for_samaritan("[package]\nname = \"q\"\n", Path::new("/s"), Switch::Rename, Peer::Tokio).unwrap_err();
         assert_eq!(err.to_string(), "no tokio dependency to rename");
+    }
+
+    #[test]
+    fn tokio_util_switches_with_tokio_in_its_own_series_only() {
+        let published = "[package]\nname = \"q\"\n\n[dependencies]\ntokio = \"1\"\ntokio-util = { version = \"0.7.1\", features = [\"codec\"] }\n\n[dev-dependencies]\nold = { package = \"tokio-util\", version = \"0.6\" }\n";
+        let (text, renamed) = for_samaritan(published, Path::new("/s"), Switch::Rename, Peer::Tokio).unwrap();
+        assert_eq!(
+            text,
+            "[package]\nname = \"q\"\n\n[dependencies]\ntokio = { package = \"samaritan-tokio\", path = \"/s/tokio\", features = [\"sim\"] }\ntokio-util = { package = \"samaritan-tokio-util\", path = \"/s/tokio-util\", features = [\"sim\", \"codec\"] }\n\n[dev-dependencies]\nold = { package = \"tokio-util\", version = \"0.6\" }\n\n[workspace]\n"
+        );
+        assert_eq!(renamed, ["dependencies.tokio", "dependencies.tokio-util"]);
+        // A companion alone is no tokio crate.
+        let err = for_samaritan("[dependencies]\ntokio-util = \"0.7\"\n", Path::new("/s"), Switch::Rename, Peer::Tokio)
+            .unwrap_err();
+        assert_eq!(err.to_string(), "no tokio dependency to rename");
+    }
+
+    #[test]
+    fn a_series_is_read_off_the_first_bound() {
+        let series = |req: &str| in_series(&Item::Value(req.into()), "0.7");
+        let yes = ["0.7", "^0.7.3", "~0.7", "=0.7.1", ">=0.7, <0.8", "0.7.16"];
+        let no = ["0.6", "0.70", "1", "*", ""];
+        assert_eq!(yes.map(series), [true; 6]);
+        assert_eq!(no.map(series), [false; 5]);
     }
 
     #[test]

@@ -83,6 +83,32 @@ impl Peer {
             Peer::Tokio => "tokio",
         }
     }
+
+    /// The crates that take the peer's own types and so switch with it,
+    /// when a crate depends on them: `(name, samaritan's package, its
+    /// directory, the one version series it stands in for)`.
+    pub(crate) fn companions(self) -> &'static [Companion] {
+        match self {
+            Peer::Loom => &[],
+            Peer::Tokio => {
+                &[Companion { name: "tokio-util", package: "samaritan-tokio-util", dir: "tokio-util", series: "0.7" }]
+            }
+        }
+    }
+}
+
+/// A crate switched beside a peer (see [`Peer::companions`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Companion {
+    /// Its package on crates.io.
+    pub(crate) name: &'static str,
+    /// samaritan's package in its place.
+    pub(crate) package: &'static str,
+    /// Where that package is in a samaritan checkout.
+    pub(crate) dir: &'static str,
+    /// The version series samaritan's package stands in for (`0.7`): a
+    /// dependency on another series is left alone.
+    pub(crate) series: &'static str,
 }
 
 impl CrateSpec {
