@@ -331,14 +331,14 @@ features = ["sim", "futures", "checkpoint"]
     }
 
     #[test]
-    fn tokio_util_switches_with_tokio_in_its_own_series_only() {
-        let published = "[package]\nname = \"q\"\n\n[dependencies]\ntokio = \"1\"\ntokio-util = { version = \"0.7.1\", features = [\"codec\"] }\n\n[dev-dependencies]\nold = { package = \"tokio-util\", version = \"0.6\" }\n";
+    fn tokio_util_and_tokio_stream_switch_with_tokio_in_their_own_series_only() {
+        let published = "[package]\nname = \"q\"\n\n[dependencies]\ntokio = \"1\"\ntokio-util = { version = \"0.7.1\", features = [\"codec\"] }\n\n[dev-dependencies]\nold = { package = \"tokio-util\", version = \"0.6\" }\ntokio-stream = \"0.1.14\"\n";
         let (text, renamed) = for_samaritan(published, Path::new("/s"), Switch::Rename, Peer::Tokio).unwrap();
         assert_eq!(
             text,
-            "[package]\nname = \"q\"\n\n[dependencies]\ntokio = { package = \"samaritan-tokio\", path = \"/s/tokio\", features = [\"sim\"] }\ntokio-util = { package = \"samaritan-tokio-util\", path = \"/s/tokio-util\", features = [\"sim\", \"codec\"] }\n\n[dev-dependencies]\nold = { package = \"tokio-util\", version = \"0.6\" }\n\n[workspace]\n"
+            "[package]\nname = \"q\"\n\n[dependencies]\ntokio = { package = \"samaritan-tokio\", path = \"/s/tokio\", features = [\"sim\"] }\ntokio-util = { package = \"samaritan-tokio-util\", path = \"/s/tokio-util\", features = [\"sim\", \"codec\"] }\n\n[dev-dependencies]\nold = { package = \"tokio-util\", version = \"0.6\" }\ntokio-stream = { package = \"samaritan-tokio-stream\", path = \"/s/tokio-stream\", features = [\"sim\"] }\n\n[workspace]\n"
         );
-        assert_eq!(renamed, ["dependencies.tokio", "dependencies.tokio-util"]);
+        assert_eq!(renamed, ["dependencies.tokio", "dependencies.tokio-util", "dev-dependencies.tokio-stream"]);
         // A companion alone is no tokio crate.
         let err = for_samaritan("[dependencies]\ntokio-util = \"0.7\"\n", Path::new("/s"), Switch::Rename, Peer::Tokio)
             .unwrap_err();

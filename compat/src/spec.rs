@@ -90,9 +90,15 @@ impl Peer {
     pub(crate) fn companions(self) -> &'static [Companion] {
         match self {
             Peer::Loom => &[],
-            Peer::Tokio => {
-                &[Companion { name: "tokio-util", package: "samaritan-tokio-util", dir: "tokio-util", series: "0.7" }]
-            }
+            Peer::Tokio => &[
+                Companion { name: "tokio-util", package: "samaritan-tokio-util", dir: "tokio-util", series: "0.7" },
+                Companion {
+                    name: "tokio-stream",
+                    package: "samaritan-tokio-stream",
+                    dir: "tokio-stream",
+                    series: "0.1",
+                },
+            ],
         }
     }
 }
