@@ -49,7 +49,8 @@
 //! |---|---|
 //! | `sync::{PollSender, PollSendError}` | this crate's, over samaritan-tokio's `mpsc::Sender` (its `reserve_owned`): `new`, `poll_reserve`, `send_item`, `is_closed`, `get_ref`, `close`, `abort_send`, `Clone`, `Sink` |
 //! | `sync::PollSemaphore` | this crate's, over samaritan-tokio's `Semaphore` (its `acquire_many_owned`): `new`, `poll_acquire`, `poll_acquire_many`, `available_permits`, `add_permits`, `close`, `clone_inner`, `into_inner`, `Clone`, `Stream`, `AsRef<Semaphore>` |
-//! | `sync::{CancellationToken, DropGuard, WaitForCancellationFuture, ReusableBoxFuture, ...}` | tokio-util's: they take no tokio type and need no runtime (wakers only); a `cancel` is no scheduling point of its own, its wakes are |
+//! | `sync::{CancellationToken, DropGuard, DropGuardRef, WaitForCancellationFuture, WaitForCancellationFutureOwned}` | this crate's, on samaritan's atomics, mutex and `Notify`: `new`, `child_token`, `cancel`, `is_cancelled`, `cancelled`, `cancelled_owned`, `drop_guard`, `drop_guard_ref`, `run_until_cancelled`, `run_until_cancelled_owned`, `Clone`, `Default`, `Eq`/`Hash` by identity, `Debug`; a cancel and every check of the flag are steps the explorer orders (tokio-util's own token keeps its state where the explorer cannot see it, so a race between a check and a cancel would be missed) |
+//! | `sync::ReusableBoxFuture` | tokio-util's: it takes no tokio type |
 //! | `codec`, `io`, `compat`, `either` | tokio-util's, over tokio's I/O traits (samaritan-tokio's are tokio's) |
 //! | `task` (`TaskTracker`, `JoinMap`, `spawn_pinned`, `AbortOnDropHandle`), `time::DelayQueue`, `udp`, `net` | tokio-util's, not mapped: they spawn on, time with or return tokio's own types, which an exploration does not run; inside one their spawns and timers are reported as a test that cannot be checked as written |
 #![doc(test(attr(deny(warnings))))]

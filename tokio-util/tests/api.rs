@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use tokio::sync::{mpsc, Semaphore};
-use tokio_util::sync::{PollSemaphore, PollSender};
+use tokio_util::sync::{CancellationToken, PollSemaphore, PollSender};
 
 use crate::programs;
 
@@ -95,4 +95,67 @@ async fn a_poll_semaphore_streams_permits_until_closed() {
     poll.close();
     assert!(poll.next().await.is_none());
     assert!(Arc::ptr_eq(&poll.into_inner(), &sem));
+}
+
+#[tokio::test]
+async fn checked_work_is_never_done_after_the_cancel() {
+    assert!(programs::work_unless_cancelled(false).await <= 1);
+}
+
+#[tokio::test]
+async fn a_cancel_reaches_every_token_below_and_none_above() {
+    let root = CancellationToken::new();
+    let child = root.child_token();
+    let grandchild = child.child_token();
+    let sibling = root.child_token();
+    // A node whose tokens are gone still passes a cancel down.
+    drop(child);
+    sibling.cancel();
+    assert!(sibling.is_cancelled());
+    assert!(!root.is_cancelled() && !grandchild.is_cancelled());
+    let waiter = {
+        let grandchild = grandchild.clone();
+        tokio::spawn(async move { grandchild.cancelled_owned().await })
+    };
+    root.cancel();
+    waiter.await.unwrap();
+    assert!(grandchild.is_cancelled());
+    assert!(root.child_token().is_cancelled(), "a child of a cancelled token starts cancelled");
+    root.cancelled().await;
+    assert_eq!(format!("{root:?}"), "CancellationToken { is_cancelled: true }");
+}
+
+#[tokio::test]
+async fn tokens_compare_by_identity_and_guards_cancel_on_drop() {
+    let token = CancellationToken::default();
+    assert_eq!(token, token.clone());
+    assert_ne!(token, CancellationToken::new());
+    // Hashed by identity: interior state never changes a hash.
+    #[allow(clippy::mutable_key_type)]
+    let set = std::collections::HashSet::from([token.clone(), token.clone()]);
+    assert_eq!(set.len(), 1);
+    let kept = token.clone().drop_guard().disarm();
+    assert!(!kept.is_cancelled());
+    let disarmed: &CancellationToken = token.drop_guard_ref().disarm();
+    assert_eq!(disarmed, &token);
+    assert!(!token.is_cancelled());
+    {
+        let guard = token.drop_guard_ref();
+        assert_eq!(guard.token(), &kept);
+    }
+    assert!(kept.is_cancelled());
+    let other = CancellationToken::new();
+    drop(other.clone().drop_guard());
+    assert!(other.is_cancelled());
+}
+
+#[tokio::test]
+async fn run_until_cancelled_returns_the_output_or_none() {
+    let token = CancellationToken::new();
+    assert_eq!(token.run_until_cancelled(async { 5 }).await, Some(5));
+    let pending = token.clone();
+    let stopper = tokio::spawn(async move { pending.cancel() });
+    assert_eq!(token.run_until_cancelled(std::future::pending::<u8>()).await, None);
+    stopper.await.unwrap();
+    assert_eq!(token.clone().run_until_cancelled_owned(async { 6 }).await, None, "already cancelled");
 }

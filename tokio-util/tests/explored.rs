@@ -95,3 +95,33 @@ fn two_permits_let_both_tasks_in_and_the_check_finds_it() {
     assert_eq!(report.executions, 12, "{report}");
     assert!(report.token().is_some(), "{report}");
 }
+
+#[test]
+fn work_checked_under_the_cancelling_lock_is_never_done_after_the_cancel() {
+    let (done, executions) = outcomes(|| programs::work_unless_cancelled(false));
+    // Either order of the cancel and the check, and nothing else.
+    assert_eq!(done, BTreeSet::from([0, 1]));
+    assert_eq!(executions, 4);
+}
+
+#[test]
+fn a_cancel_between_the_check_and_the_work_is_found() {
+    let report = explore(|| async {
+        programs::work_unless_cancelled(true).await;
+    });
+    match &report.outcome {
+        Outcome::Panic { message, .. } => {
+            assert!(message.starts_with("assertion `left == right` failed: work done after the cancel"), "{report}")
+        }
+        _ => panic!("expected a panic, got:\n{report}"),
+    }
+    assert_eq!(report.executions, 2, "{report}");
+    assert!(report.token().is_some(), "{report}");
+    // The trace shows the race on the child token's flag: the worker's
+    // check reads `false`, then main's cancel writes it.
+    let text = report.to_string();
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
+    let check = lines.iter().position(|w| w.get(1) == Some(&"task-1") && w.get(2) == Some(&"load=false"));
+    let cancel = lines.iter().rposition(|w| w.get(1) == Some(&"main") && w.get(2) == Some(&"store"));
+    assert!(matches!((check, cancel), (Some(c), Some(s)) if c < s), "{report}");
+}

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures::SinkExt;
 use tokio::sync::{mpsc, Mutex, Semaphore};
-use tokio_util::sync::{PollSemaphore, PollSender};
+use tokio_util::sync::{CancellationToken, PollSemaphore, PollSender};
 
 /// A task sends 1 then 2 through a `PollSender` (as a `Sink`) into a
 /// channel of one slot, and drops it; returns what the receiver got, in
@@ -84,4 +84,39 @@ pub(crate) async fn guarded_section(permits: usize) -> usize {
     let most = count.lock().await.1;
     assert!(most <= 1, "{most} tasks inside the section at once");
     most
+}
+
+/// A worker does one unit of work unless its token is cancelled, and main
+/// cancels it and reads how much work was done: nothing may be done after
+/// that. With `racy`, the worker checks the token, awaits, and then works,
+/// so a cancel can come between the check and the work; without, it
+/// checks under the lock that main cancels under.
+pub(crate) async fn work_unless_cancelled(racy: bool) -> u32 {
+    let token = CancellationToken::new();
+    let done = Arc::new(Mutex::new(0));
+    let worker = {
+        let (token, done) = (token.child_token(), done.clone());
+        tokio::spawn(async move {
+            if racy {
+                if !token.is_cancelled() {
+                    tokio::task::yield_now().await;
+                    *done.lock().await += 1;
+                }
+            } else {
+                let mut done = done.lock().await;
+                if !token.is_cancelled() {
+                    *done += 1;
+                }
+            }
+        })
+    };
+    let seen = {
+        let done = done.lock().await;
+        token.cancel();
+        *done
+    };
+    worker.await.unwrap();
+    let after = *done.lock().await;
+    assert_eq!(after, seen, "work done after the cancel");
+    after
 }
