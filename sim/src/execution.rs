@@ -747,7 +747,17 @@ impl Execution {
             // inherits its happens-before clock.
             Op::Spawn => self.race.spawn(actor, self.actors.len()),
             Op::Poll => self.actors[actor.index()].awaiting = None,
-            Op::Wake | Op::Unlock | Op::ReadUnlock | Op::NotifyOne | Op::NotifyAll | Op::Unpark | Op::Close => {}
+            // Releases, and yields: a runtime's worker given back at the
+            // end of a poll is a yield on the worker, which the task does
+            // not await.
+            Op::Wake
+            | Op::Unlock
+            | Op::ReadUnlock
+            | Op::NotifyOne
+            | Op::NotifyAll
+            | Op::Unpark
+            | Op::Close
+            | Op::Yield => {}
             _ if pending.object.is_some() => self.actors[actor.index()].awaiting = pending.object,
             _ => {}
         }

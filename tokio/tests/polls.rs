@@ -68,6 +68,25 @@ mod explored {
         (verdict, report.executions)
     }
 
+    /// A deadlock on a runtime with workers names what each task awaits,
+    /// not the worker it gave back at the end of its poll (a yield).
+    #[test]
+    fn a_deadlock_on_one_worker_names_the_awaited_channel() {
+        for on in [On::TokioOrder, On::Polls(Some(1))] {
+            let report = match on {
+                On::TokioOrder => explore_current_thread(Dfs, programs::receiver_awaited_while_its_sender_lives),
+                On::Polls(n) => explore_on(n, Dfs, programs::receiver_awaited_while_its_sender_lives),
+            };
+            let Outcome::Deadlock(deadlock) = &report.outcome else {
+                panic!("expected a deadlock, got:\n{report}");
+            };
+            let blocked: Vec<_> = deadlock.blocked.iter().map(|b| (b.actor.as_str(), b.awaiting.as_deref())).collect();
+            // Awaiting a join handle is no step of its own, so main's is
+            // not known; before, both named `Worker#0`.
+            assert_eq!(blocked, [("main", None), ("task-1", Some("AsyncChannel#3"))], "{report}");
+        }
+    }
+
     #[test]
     fn a_spawned_task_runs_after_the_spawners_poll_on_one_worker() {
         assert_eq!(verdict(On::TokioOrder, Dfs, programs::flag_set_after_spawn), (Ok(()), 1));

@@ -331,3 +331,13 @@ pub(crate) async fn tasks_left_pending_at_shutdown() {
     tokio::task::yield_now().await;
     let _ = flag.load(std::sync::atomic::Ordering::SeqCst);
 }
+
+/// Main awaits a task that awaits a message from a sender main keeps: a
+/// deadlock.
+#[cfg_attr(not(feature = "sim"), allow(dead_code))]
+pub(crate) async fn receiver_awaited_while_its_sender_lives() {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<u8>(1);
+    let receiver = tokio::spawn(async move { rx.recv().await });
+    receiver.await.unwrap();
+    drop(tx);
+}
