@@ -137,7 +137,7 @@ impl Frames {
             });
         }
         let known = self.alternatives(frame);
-        if known.len() != options.len() || !options.iter().all(|o| known.contains(o)) {
+        if !same_set(known, options) {
             let (mut seen, mut known) = (options.to_vec(), known.to_vec());
             seen.sort_unstable();
             known.sort_unstable();
@@ -181,6 +181,27 @@ pub(crate) fn current_first(point: &SchedulePoint<'_>, options: &mut Vec<u32>) {
     options.clear();
     options.extend(current.map(|c| c as u32));
     options.extend(point.enabled.iter().map(|a| a.index()).filter(|&a| Some(a) != current).map(|a| a as u32));
+}
+
+/// Whether `a` and `b` hold the same options (each list has no repeats).
+/// Most replays offer them in the order they were stored; a long list in
+/// another order is compared sorted, not option by option, which would
+/// cost its length squared at every replayed step of a program with
+/// thousands of tasks enabled at once.
+fn same_set(a: &[u32], b: &[u32]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a == b {
+        return true;
+    }
+    if a.len() <= 16 {
+        return b.iter().all(|o| a.contains(o));
+    }
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort_unstable();
+    b.sort_unstable();
+    a == b
 }
 
 /// Puts the values `0..point.alternatives` in `options`.
@@ -328,5 +349,24 @@ impl Strategy for Dfs {
         if let Some(member) = &mut self.member {
             member.set_cancel(cancel);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_set;
+
+    #[test]
+    fn option_lists_compare_as_sets_at_every_length() {
+        let long: Vec<u32> = (0..40).collect();
+        let reversed: Vec<u32> = long.iter().rev().copied().collect();
+        let mut other = long.clone();
+        other[39] = 99;
+        assert!(same_set(&[2, 0, 1], &[0, 1, 2]));
+        assert!(same_set(&long, &reversed));
+        assert!(!same_set(&long, &other));
+        assert!(!same_set(&reversed, &other));
+        assert!(!same_set(&[0, 1], &[0, 2]));
+        assert!(!same_set(&long, &long[1..]));
     }
 }
