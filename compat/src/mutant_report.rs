@@ -29,6 +29,11 @@ pub(crate) enum Verdict {
     Listed,
     /// The side was not selected (`--side`).
     Skipped,
+    /// On samaritan's side, the test ran with no exploration (it wrote no
+    /// `SAMARITAN_REPORT` line: a plain `#[test]` that builds a runtime
+    /// itself runs once, on real threads); `true` when it failed. Not a
+    /// catch of samaritan's, whichever way it ended.
+    Unexplored(bool),
 }
 
 impl Verdict {
@@ -61,6 +66,8 @@ impl Verdict {
             Verdict::Missing => "missing",
             Verdict::Listed => "listed",
             Verdict::Skipped => "—",
+            Verdict::Unexplored(true) => "caught, not explored",
+            Verdict::Unexplored(false) => "missed, not explored",
         }
     }
 }
@@ -150,6 +157,8 @@ impl MutantResult {
             Verdict::NoBuild,
             Verdict::Timeout,
             Verdict::Missed,
+            Verdict::Unexplored(true),
+            Verdict::Unexplored(false),
             Verdict::Absent,
             Verdict::Missing,
             Verdict::Ignored,
@@ -398,6 +407,34 @@ loom catches 2 of 3 mutations; samaritan catches 1 of those 2, and 0 that loom d
 Caught by loom, not by samaritan: queue 1.0.0 `no-lock`.
 "
         );
+    }
+
+    #[test]
+    fn a_failure_outside_an_exploration_is_no_catch_of_samaritans() {
+        let panic = ["thread 'test_is_brand_new' panicked at tests/mobc.rs:1128:9:", "assertion failed"];
+        let results = vec![MutantResult {
+            peer: "tokio",
+            name: "pool".into(),
+            version: "0.9.0".into(),
+            mutation: "permit-early".into(),
+            at: "src/lib.rs:628".into(),
+            rows: vec![
+                row("brand_new", side(Verdict::Caught, 0.5, &panic), side(Verdict::Unexplored(true), 0.5, &panic)),
+                row("fifo", side(Verdict::Missed, 0.5, &[]), side(Verdict::Unexplored(false), 0.5, &[])),
+            ],
+        }];
+        assert_eq!(
+            summary(&results),
+            "| crate | mutation | at | tokio | samaritan |
+|---|---|---|---|---|
+| pool 0.9.0 | permit-early | src/lib.rs:628 | caught (1 of 2 tests) | caught, not explored |
+
+tokio catches 1 of 1 mutations; samaritan catches 0 of those 1, and 0 that tokio does not.
+
+Caught by tokio, not by samaritan: pool 0.9.0 `permit-early`.
+"
+        );
+        assert!(table(&results).contains("| fifo | missed | missed, not explored |"), "{}", table(&results));
     }
 
     #[test]

@@ -179,7 +179,14 @@ fn side_result(dir: &Path, side: Side, row: &Row, built: &Built) -> SideResult {
         Side::Loom => &row.loom,
         Side::Samaritan => &row.samaritan,
     };
-    let verdict = Verdict::of(cell);
+    let verdict = match (side, cell) {
+        (Side::Samaritan, Cell::Ran(run))
+            if run.count.is_none() && matches!(run.outcome, Outcome::Fail | Outcome::Pass) =>
+        {
+            Verdict::Unexplored(run.outcome == Outcome::Fail)
+        }
+        _ => Verdict::of(cell),
+    };
     match (cell, built) {
         (Cell::Ran(run), _) if run.outcome == Outcome::Fail => {
             let stem = crate::log_stem(dir, side, &row.target, &row.test);

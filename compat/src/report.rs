@@ -188,6 +188,9 @@ struct Totals {
     loom_only: usize,
     timeouts: (usize, usize),
     wall: (f64, f64),
+    /// Tests samaritan's side ran that explored (wrote a `SAMARITAN_REPORT`
+    /// line); the rest ran once, on real threads.
+    explored: usize,
 }
 
 fn totals(rows: &[Row]) -> Totals {
@@ -202,6 +205,7 @@ fn totals(rows: &[Row]) -> Totals {
         t.timeouts.1 += usize::from(s == Some(Outcome::Timeout));
         t.wall.0 += row.loom.run().map_or(0.0, |r| r.wall);
         t.wall.1 += row.samaritan.run().map_or(0.0, |r| r.wall);
+        t.explored += usize::from(row.samaritan.run().is_some_and(|r| r.count.is_some()));
     }
     t
 }
@@ -280,8 +284,8 @@ pub(crate) fn totals_table(crates: &[CrateResult]) -> String {
         _ => "peer",
     };
     let mut s = format!(
-        "| crate | tests | pass both | samaritan-only failures | {peer}-only failures | {peer} timeouts | samaritan timeouts | {peer} s | samaritan s | samaritan/{peer} |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| crate | tests | pass both | explored on samaritan | samaritan-only failures | {peer}-only failures | {peer} timeouts | samaritan timeouts | {peer} s | samaritan s | samaritan/{peer} |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for c in crates {
         let t = totals(&c.rows);
@@ -289,11 +293,12 @@ pub(crate) fn totals_table(crates: &[CrateResult]) -> String {
             if t.wall.0 > 0.0 && t.wall.1 > 0.0 { format!("{:.2}", t.wall.1 / t.wall.0) } else { "—".to_string() };
         let _ = writeln!(
             s,
-            "| {} {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {ratio} |",
+            "| {} {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {ratio} |",
             c.name,
             c.version,
             t.tests,
             t.pass_both,
+            t.explored,
             t.samaritan_only,
             t.loom_only,
             t.timeouts.0,
@@ -475,10 +480,10 @@ samaritan found a bug: deadlock
         }];
         assert_eq!(
             totals_table(&[example(), broken.clone()]),
-            "| crate | tests | pass both | samaritan-only failures | loom-only failures | loom timeouts | samaritan timeouts | loom s | samaritan s | samaritan/loom |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-| queue 1.0.0 | 3 | 1 | 1 | 0 | 1 | 0 | 601.50 | 1.50 | 0.00 |
-| broken 1.0.0 | 1 | 0 | 0 | 0 | 0 | 0 | 2.00 | 0.00 | — |
+            "| crate | tests | pass both | explored on samaritan | samaritan-only failures | loom-only failures | loom timeouts | samaritan timeouts | loom s | samaritan s | samaritan/loom |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| queue 1.0.0 | 3 | 1 | 2 | 1 | 0 | 1 | 0 | 601.50 | 1.50 | 0.00 |
+| broken 1.0.0 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 2.00 | 0.00 | — |
 "
         );
         assert_eq!(
