@@ -89,6 +89,9 @@ pub(crate) struct Actor {
     /// Whether it overflowed its stack: the stack was reset under it and
     /// must not be reused (`overflow` module invariant).
     pub(crate) overflowed: bool,
+    /// Work the actor put off until just before its next visible operation
+    /// (`rt::defer_to_next_step`), in the order it was put off.
+    pub(crate) deferred: Vec<Box<dyn FnOnce()>>,
 }
 
 impl std::fmt::Debug for Actor {
@@ -118,6 +121,7 @@ impl Actor {
             tag: None,
             stack,
             overflowed: false,
+            deferred: Vec::new(),
         }
     }
 

@@ -179,6 +179,13 @@ fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>, taken: Option<&d
             run::suspend(cell, me, Suspend::Stuck);
             unreachable!("an abandoned actor is never resumed");
         }
+        if !e.actors[me.index()].deferred.is_empty() {
+            // What the actor put off happens first, in steps of its own
+            // (`defer_to_next_step`); then this operation is announced.
+            drop(e);
+            run_deferred();
+            return announce(pending, ready, taken);
+        }
         if e.actors[me.index()].status == Status::Running && e.try_forced_step(me, pending, ready, taken) {
             return;
         }
@@ -267,6 +274,8 @@ pub fn choose(alternatives: usize) -> usize {
 /// [`choose`], made at `location` (for a primitive whose caller's location
 /// was taken earlier).
 pub fn choose_at(alternatives: usize, location: &'static Location<'static>) -> usize {
+    // A choice is a scheduling point too: what was put off comes first.
+    run_deferred();
     with_exec(|cell| cell.borrow_mut().choose_value(None, alternatives, location, None, false)).flatten().unwrap_or(0)
 }
 
@@ -278,6 +287,7 @@ pub fn choose_at(alternatives: usize, location: &'static Location<'static>) -> u
 /// preemption, it is the environment's doing, and a bug that needs a
 /// few of them is found at a small bound.
 pub fn choose_fault(location: &'static Location<'static>) -> bool {
+    run_deferred();
     with_exec(|cell| cell.borrow_mut().choose_value(None, 2, location, None, true)).flatten() == Some(1)
 }
 
@@ -316,6 +326,51 @@ pub unsafe fn spawn_unchecked<'a>(
     step(Op::Spawn, None, location);
     // SAFETY: the caller upholds the borrow contract.
     Ok(unsafe { run::start_actor(cell, name, stack, body) })
+}
+
+/// Puts `work` off until just before the running actor's next visible
+/// operation, or until it calls [`run_deferred`], whichever comes first;
+/// outside an execution it runs now. `work` may take steps of its own.
+///
+/// For a visible operation that the program makes while it may hold a
+/// lock samaritan does not see (a `std::sync::Mutex` around a list of
+/// wakers, as `futures::lock::Mutex`'s unlock holds one while it wakes):
+/// taken there, its scheduling point could let another actor run and
+/// block on that lock for real, while the holder waits to be resumed on
+/// the same OS thread. Put off, it is taken at the actor's next scheduling
+/// point, where the code between (invisible to the model: no step) has
+/// run, the lock released with it. The visible steps and their order are
+/// the same either way; only what the actor does in between without a
+/// step now comes before the put-off step's scheduling point.
+///
+/// # Examples
+///
+/// ```
+/// use samaritan_sim::rt;
+/// // Outside an execution the work runs at once.
+/// let ran = std::rc::Rc::new(std::cell::Cell::new(false));
+/// let flag = ran.clone();
+/// rt::defer_to_next_step(Box::new(move || flag.set(true)));
+/// assert!(ran.get());
+/// ```
+pub fn defer_to_next_step(work: Box<dyn FnOnce()>) {
+    // `work` comes back when there is no actor to put it off for.
+    let mut work = Some(work);
+    with_exec(|cell| {
+        let mut e = cell.borrow_mut();
+        if let Some(me) = e.current.filter(|_| !e.teardown) {
+            e.actors[me.index()].deferred.extend(work.take());
+        }
+    });
+    if let Some(work) = work {
+        work();
+    }
+}
+
+/// Runs the work the running actor put off ([`defer_to_next_step`]) now,
+/// in the order it was put off. Does nothing outside an execution.
+pub fn run_deferred() {
+    run::run_deferred();
 }
 
 /// Returns the running actor.
@@ -512,6 +567,9 @@ pub fn spurious_failures() -> bool {
 
 /// Advances the virtual clock by `nanos` and returns the new time.
 pub fn advance_clock(nanos: u64) -> u64 {
+    // Timers the clock reaches fire at the next scheduling point, which
+    // must not be a step put off from before the move.
+    run_deferred();
     with_exec(|cell| {
         let mut e = cell.borrow_mut();
         let to = e.clock_ns.saturating_add(nanos);

@@ -49,6 +49,24 @@ pub(crate) fn with_exec<R>(f: impl FnOnce(&ExecCell) -> R) -> Option<R> {
     Some(f(unsafe { &*ptr }))
 }
 
+/// Runs the work the running actor put off (`rt::defer_to_next_step`), in
+/// the order it was put off, including work that work puts off.
+pub(crate) fn run_deferred() {
+    loop {
+        let work = with_exec(|cell| {
+            let mut e = cell.borrow_mut();
+            let me = e.current?;
+            let deferred = &mut e.actors[me.index()].deferred;
+            (!deferred.is_empty()).then(|| std::mem::take(deferred))
+        })
+        .flatten();
+        let Some(work) = work else { return };
+        for w in work {
+            w();
+        }
+    }
+}
+
 /// Returns whether the caller runs inside an execution.
 #[inline]
 pub(crate) fn active() -> bool {
@@ -129,6 +147,8 @@ pub(crate) unsafe fn start_actor(
         with_exec(|cell| cell.borrow_mut().actors[id.index()].yielder = yielder);
         let result = panic::catch_unwind(AssertUnwindSafe(move || {
             body();
+            // What it put off last happens before it ends.
+            run_deferred();
             if id == ActorId::MAIN {
                 // The execution's values go when the test's body returns,
                 // dropped by the main thread (`rt::execution_value`).

@@ -108,6 +108,20 @@ mod explored {
         assert_eq!(verdict(On::Polls(Some(1)), Dfs, programs::sleeps_under_a_std_mutex), (Ok(()), 2));
     }
 
+    /// A waker called under a std mutex where polls overlap: the wake's
+    /// step waits for the waking task's next visible operation, after the
+    /// mutex is released. As a scheduling point of its own there, another
+    /// task's poll blocked on the mutex for real: "uncontrolled blocking"
+    /// in execution 238 on two workers, after the watchdog (the shape of a
+    /// mobc pool test run on two workers, whose `futures` mutex wakes its
+    /// next waiter under a std mutex).
+    #[test]
+    fn a_wake_under_a_std_mutex_never_blocks_another_task() {
+        assert_eq!(verdict(On::TokioOrder, Dfs, programs::wakes_under_a_std_mutex), (Ok(()), 1));
+        assert_eq!(verdict(On::Polls(Some(2)), Dfs, programs::wakes_under_a_std_mutex), (Ok(()), 5424));
+        assert_eq!(verdict(On::Polls(None), Dfs, programs::wakes_under_a_std_mutex), (Ok(()), 24));
+    }
+
     /// A task that yields goes behind the tasks already waiting in tokio's
     /// order; polled in any order, or on two workers, it may resume first.
     #[test]

@@ -162,6 +162,58 @@ pub(crate) async fn sleeps_under_a_std_mutex() {
     assert!(*state.lock().unwrap() >= 4);
 }
 
+/// A one-shot gate whose waiters' wakers sit in a `std::sync::Mutex`, woken
+/// while it is held, as `futures::lock::Mutex`'s unlock wakes its next
+/// waiter.
+struct StdGate {
+    open: std::sync::atomic::AtomicBool,
+    waiters: std::sync::Mutex<Vec<std::task::Waker>>,
+}
+
+impl StdGate {
+    /// Opens the gate and wakes every waiter, the std mutex held.
+    fn open(&self) {
+        self.open.store(true, std::sync::atomic::Ordering::SeqCst);
+        let waiters = self.waiters.lock().unwrap();
+        for w in waiters.iter() {
+            w.wake_by_ref();
+        }
+    }
+
+    /// Waits until the gate is open.
+    async fn wait(&self) {
+        std::future::poll_fn(|cx| {
+            let mut waiters = self.waiters.lock().unwrap();
+            if self.open.load(std::sync::atomic::Ordering::SeqCst) {
+                return std::task::Poll::Ready(());
+            }
+            waiters.push(cx.waker().clone());
+            std::task::Poll::Pending
+        })
+        .await
+    }
+}
+
+/// A task waits on a [`StdGate`] that the main task opens, and another
+/// takes the gate's std mutex once. Where polls overlap, that task's poll
+/// may come while the main task wakes the waiter, the std mutex held.
+#[cfg_attr(not(feature = "sim"), allow(dead_code))]
+pub(crate) async fn wakes_under_a_std_mutex() {
+    let gate = Arc::new(StdGate { open: false.into(), waiters: std::sync::Mutex::new(Vec::new()) });
+    let waiter = {
+        let gate = gate.clone();
+        tokio::spawn(async move { gate.wait().await })
+    };
+    tokio::task::yield_now().await;
+    let other = {
+        let gate = gate.clone();
+        tokio::spawn(async move { drop(gate.waiters.lock().unwrap()) })
+    };
+    gate.open();
+    waiter.await.unwrap();
+    other.await.unwrap();
+}
+
 /// A fair semaphore with no permits; a large acquire is made and polled
 /// by the main task, `small` tasks queue behind it, and a refill adds
 /// `small` permits after 20 ms, which the large acquire at the head of the

@@ -193,6 +193,24 @@ impl Wake for SimTask {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
+        if rt::active() {
+            // Inside a poll, a wake of another task is put off until the
+            // poller's next visible operation or the poll's end
+            // (`rt::defer_to_next_step`): wakers are often called under a
+            // lock the model does not see (`futures::lock::Mutex` wakes
+            // its next waiter holding a std mutex), and a task switched to
+            // at the wake would block on that lock for real. The wake's
+            // step keeps its place among the visible steps.
+            let polling = with_task(|t| t.borrow().as_ref().map(|t| Arc::ptr_eq(t, self)));
+            if polling == Some(false) {
+                let task = self.clone();
+                rt::defer_to_next_step(Box::new(move || {
+                    task.announce_wake();
+                    task.mark_woken(false);
+                }));
+                return;
+            }
+        }
         self.announce_wake();
         let deferred = DEFERRING.with(std::cell::Cell::get)
             && rt::active()
@@ -370,6 +388,8 @@ fn poll_loop<F: Future + ?Sized>(
         // Timers armed during the poll wake this task (see `timer_wake`).
         let previous = with_task(|t| t.borrow_mut().replace(task.clone()));
         let polled = future.as_mut().poll(&mut cx);
+        // The wakes it put off, before the poll counts as returned.
+        rt::run_deferred();
         with_task(|t| *t.borrow_mut() = previous);
         if polled.is_ready() {
             task.finish();
