@@ -22,6 +22,7 @@ mod actor;
 mod alloc;
 mod arena;
 mod config;
+mod doze;
 mod execution;
 mod explain;
 mod explore;
