@@ -62,9 +62,6 @@ pub(crate) struct Actor {
     pub(crate) pending: Option<Pending>,
     /// Whether `pending` can proceed; `None` means always.
     pub(crate) ready: Option<*const (dyn Fn() -> bool + 'static)>,
-    /// Whether, while `ready` is false, it may doze until roused
-    /// (`crate::doze`); `None` means never. Set and cleared with `ready`.
-    pub(crate) doze: Option<*const (dyn Fn() -> bool + 'static)>,
     /// Which operation `pending` is taken as, asked when it is taken;
     /// `None` means `pending.op`.
     pub(crate) taken: Option<*const (dyn Fn() -> Op + 'static)>,
@@ -114,7 +111,6 @@ impl Actor {
             status: Status::Starting,
             pending: None,
             ready: None,
-            doze: None,
             taken: None,
             co: Some(Box::new(co)),
             yielder: std::ptr::null(),
@@ -140,17 +136,6 @@ impl Actor {
             // `rt::step_when` (announcing or suspended there), whose frame
             // owns the closure (module invariant).
             Some(ready) => unsafe { (*ready)() },
-        }
-    }
-
-    /// Whether the actor, waiting and not ready, may doze until roused.
-    pub(crate) fn dozes(&self) -> bool {
-        match (self.status, self.doze) {
-            // SAFETY: as `ready` in `is_enabled`: set only while the actor
-            // waits inside `rt::step_with_when_dozing`, whose frame owns
-            // the closure (module invariant).
-            (Status::Waiting, Some(doze)) => unsafe { (*doze)() },
-            _ => false,
         }
     }
 }

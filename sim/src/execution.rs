@@ -87,10 +87,6 @@ pub(crate) struct Announce {
     /// `None` means `pending.op`. Points at a closure on the actor's own
     /// stack, as `ready`.
     pub(crate) taken: Option<*const (dyn Fn() -> Op + 'static)>,
-    /// Whether, not ready, it may doze until roused (`crate::doze`); `None`
-    /// means never. Points at a closure on the actor's own stack, as
-    /// `ready`.
-    pub(crate) doze: Option<*const (dyn Fn() -> bool + 'static)>,
 }
 
 /// What the next scheduling decision came to.
@@ -168,9 +164,6 @@ pub(crate) struct Execution {
     /// scheduling point looks at (a test that spawns tasks in a loop has
     /// thousands of actors, a few alive at a time).
     live: Vec<ActorId>,
-    /// The live actors a scheduling point asks (those that do not doze,
-    /// `crate::doze`).
-    awake: crate::doze::Awake,
     enabled: Vec<ActorId>,
     fairness: Fairness,
     /// Wakes from outside the model, across executions (not cleared).
@@ -222,7 +215,6 @@ impl Execution {
             values: Vec::new(),
             views: Vec::with_capacity(4),
             live: Vec::with_capacity(4),
-            awake: crate::doze::Awake::default(),
             enabled: Vec::with_capacity(4),
             fairness: Fairness::default(),
             outside: Outside::new(),
@@ -262,8 +254,6 @@ impl Execution {
         debug_assert!(self.values.is_empty(), "execution values are dropped before the next execution");
         self.views.clear();
         self.live.clear();
-        self.awake.reset();
-        crate::doze::clear();
         self.enabled.clear();
         self.fairness.reset();
     }
@@ -303,8 +293,7 @@ impl Execution {
         {
             return false;
         }
-        self.awake.take_rouses(false);
-        let others = self.awake.list.iter().any(|&a| a != me && self.actors[a.index()].is_enabled());
+        let others = self.live.iter().any(|&a| a != me && self.actors[a.index()].is_enabled());
         if others {
             return false;
         }
@@ -427,7 +416,6 @@ impl Execution {
         let actor = &mut self.actors[chosen.index()];
         actor.status = Status::Running;
         actor.ready = None;
-        actor.doze = None;
         actor.yielded = yielded;
         self.current = Some(chosen);
         Next::Run(chosen)
@@ -479,33 +467,13 @@ impl Execution {
     }
 
     /// Finds the enabled actors (every actor has filed its operation);
-    /// returns whether any is unfinished. Only the awake actors are asked
-    /// (`crate::doze`); when none of them is enabled, the dozing ones are
-    /// too, so that a missed rouse never ends an execution.
+    /// returns whether any is unfinished.
     fn collect_enabled(&mut self, track: bool) -> bool {
-        self.awake.take_rouses(false);
-        self.scan(track);
-        if self.enabled.is_empty() && self.awake.dozing() > 0 {
-            self.awake.take_rouses(true);
-            self.scan(track);
-        }
-        if self.awake.check_now() {
-            self.check_dozers();
-        }
-        !self.live.is_empty()
-    }
-
-    /// Asks every awake actor whether it can go on; one that cannot and
-    /// dozes leaves the awake list.
-    fn scan(&mut self, track: bool) {
         self.enabled.clear();
         if track {
             self.fairness.clear_enabled();
         }
-        let mut list = std::mem::take(&mut self.awake.list);
-        let mut kept = 0;
-        for k in 0..list.len() {
-            let id = list[k];
+        for &id in &self.live {
             let (actor, view) = (&self.actors[id.index()], &mut self.views[id.index()]);
             view.enabled = actor.is_enabled();
             if let (Some(taken), Some(pending)) = (actor.taken, view.pending.as_mut()) {
@@ -519,28 +487,9 @@ impl Execution {
                 if track {
                     self.fairness.mark_enabled(id.index());
                 }
-            } else if actor.taken.is_none() && actor.dozes() {
-                self.awake.doze(id);
-                continue;
             }
-            list[kept] = id;
-            kept += 1;
         }
-        list.truncate(kept);
-        self.awake.list = list;
-    }
-
-    /// Debug builds: no dozing actor may be ready (a primitive that made
-    /// one ready without a rouse is a bug of samaritan's).
-    #[cold]
-    fn check_dozers(&self) {
-        for id in self.awake.dozers() {
-            assert!(
-                !self.actors[id.index()].is_enabled(),
-                "samaritan bug: {} dozes with its condition true; the primitive that made it true did not rouse it",
-                self.actor_name(id)
-            );
-        }
+        !self.live.is_empty()
     }
 
     /// Sets actor `id`'s pending operation, in its record and in the view
@@ -559,7 +508,6 @@ impl Execution {
         self.actors.push(actor);
         self.views.push(ActorView { id, pending: None, enabled: false });
         self.live.push(id);
-        self.awake.add(id);
         id
     }
 
@@ -571,7 +519,6 @@ impl Execution {
         if let Ok(at) = self.live.binary_search(&id) {
             self.live.remove(at);
         }
-        self.awake.finish(id);
         if self.config.fair {
             self.fairness.finish_actor(id.index());
         }
@@ -582,7 +529,6 @@ impl Execution {
         self.set_pending(a.actor, Some(a.pending));
         let actor = &mut self.actors[a.actor.index()];
         actor.ready = a.ready;
-        actor.doze = a.doze;
         actor.taken = a.taken;
         actor.status = Status::Waiting;
     }

@@ -22,7 +22,6 @@ mod actor;
 mod alloc;
 mod arena;
 mod config;
-mod doze;
 mod execution;
 mod explain;
 mod explore;

@@ -78,7 +78,7 @@ pub use crate::objects::{execution_value, flag, forget_at, is_static, keep_stati
 /// Announces `op` on `object` and returns once this actor may perform it.
 #[inline]
 pub fn step(op: Op, object: Option<ObjectId>, location: &'static Location<'static>) {
-    announce(Pending::new(op, object, location), None, None, None);
+    announce(Pending::new(op, object, location), None, None);
 }
 
 /// Announces `op` on atomic `object`, a `SeqCst` access when `seq_cst`
@@ -87,7 +87,7 @@ pub fn step(op: Op, object: Option<ObjectId>, location: &'static Location<'stati
 /// and returns once this actor may perform it.
 #[inline]
 pub fn atomic_step(op: Op, object: ObjectId, seq_cst: bool, location: &'static Location<'static>) {
-    announce(Pending { seq_cst, ..Pending::new(op, Some(object), location) }, None, None, None);
+    announce(Pending { seq_cst, ..Pending::new(op, Some(object), location) }, None, None);
 }
 
 /// Announces `op` on `object` and returns once this actor may perform it;
@@ -98,7 +98,7 @@ pub fn atomic_step(op: Op, object: ObjectId, seq_cst: bool, location: &'static L
 /// only read the primitive's state, as `step_when`'s condition.
 #[inline]
 pub fn step_as(op: Op, object: Option<ObjectId>, location: &'static Location<'static>, taken: &dyn Fn() -> Op) {
-    announce(Pending::new(op, object, location), None, Some(taken), None);
+    announce(Pending::new(op, object, location), None, Some(taken));
 }
 
 /// Announces `op` on `object` that also changes `second` in the same step
@@ -107,7 +107,7 @@ pub fn step_as(op: Op, object: Option<ObjectId>, location: &'static Location<'st
 /// sound without making the step conflict with everything.
 #[inline]
 pub fn step_with(op: Op, object: Option<ObjectId>, second: ObjectId, location: &'static Location<'static>) {
-    announce(Pending { op, object, location, second: Some(second), seq_cst: false }, None, None, None);
+    announce(Pending { op, object, location, second: Some(second), seq_cst: false }, None, None);
 }
 
 /// Announces `op` on `object` that also changes `second`, as
@@ -122,7 +122,7 @@ pub fn step_with_when(
     location: &'static Location<'static>,
     ready: &dyn Fn() -> bool,
 ) {
-    announce(Pending { op, object, location, second: Some(second), seq_cst: false }, Some(ready), None, None);
+    announce(Pending { op, object, location, second: Some(second), seq_cst: false }, Some(ready), None);
 }
 
 /// Announces `op` on `object`, which can proceed only while `ready()`
@@ -131,45 +131,7 @@ pub fn step_with_when(
 /// whenever the engine makes a decision, with the engine borrowed.
 #[inline]
 pub fn step_when(op: Op, object: Option<ObjectId>, location: &'static Location<'static>, ready: &dyn Fn() -> bool) {
-    announce(Pending::new(op, object, location), Some(ready), None, None);
-}
-
-/// Announces `op` on `object` (that also changes `second`, if any), as
-/// [`step_with_when`], with a promise that lets the engine stop asking
-/// `ready()`: whenever `ready()` is false and `dozes()` is true, `ready()`
-/// stays false until someone calls [`rouse`] on this actor (a task's poll
-/// that only its wake, or a worker handed to it, can enable). The engine
-/// asks such an actor once and puts it aside until it is roused, so a
-/// scheduling point costs what the actors that can run cost, not what
-/// every parked one does. `dozes` is asked only when `ready()` is false
-/// and, like it, must only read the primitive's state. A missed rouse
-/// cannot make a false deadlock (when nothing else can run, the engine
-/// asks every dozing actor again), but it can hide interleavings; debug
-/// builds check the promise.
-#[inline]
-pub fn step_with_when_dozing(
-    op: Op,
-    object: Option<ObjectId>,
-    second: Option<ObjectId>,
-    location: &'static Location<'static>,
-    ready: &dyn Fn() -> bool,
-    dozes: &dyn Fn() -> bool,
-) {
-    announce(Pending { op, object, location, second, seq_cst: false }, Some(ready), None, Some(dozes));
-}
-
-/// Tells the engine that the condition of `actor`'s step announced with
-/// [`step_with_when_dozing`] may have become true: it is asked again at the
-/// next scheduling point. Callable while the engine decides (a timer that
-/// fires); from a thread outside the execution, every dozing actor is
-/// asked again at the next scheduling point. Does nothing for an actor
-/// that does not doze.
-pub fn rouse(actor: ActorId) {
-    if active() {
-        crate::doze::rouse(actor);
-    } else {
-        crate::doze::rouse_from_outside();
-    }
+    announce(Pending::new(op, object, location), Some(ready), None);
 }
 
 /// Says that the thread whose object is `object` has ended (its result is
@@ -189,12 +151,7 @@ pub fn ended(object: ObjectId) {
     });
 }
 
-fn announce(
-    pending: Pending,
-    ready: Option<&dyn Fn() -> bool>,
-    taken: Option<&dyn Fn() -> Op>,
-    doze: Option<&dyn Fn() -> bool>,
-) {
+fn announce(pending: Pending, ready: Option<&dyn Fn() -> bool>, taken: Option<&dyn Fn() -> Op>) {
     let Some(cell) = run::with_exec(|c| c as *const ExecCell) else { return };
     // SAFETY: `with_exec` handed out a pointer to the live execution, which
     // outlives every actor call into the engine.
@@ -227,7 +184,7 @@ fn announce(
             // (`defer_to_next_step`); then this operation is announced.
             drop(e);
             run_deferred();
-            return announce(pending, ready, taken, doze);
+            return announce(pending, ready, taken);
         }
         if e.actors[me.index()].status == Status::Running && e.try_forced_step(me, pending, ready, taken) {
             return;
@@ -243,12 +200,7 @@ fn announce(
         let taken = taken.map(|t| unsafe {
             std::mem::transmute::<*const (dyn Fn() -> Op + '_), *const (dyn Fn() -> Op + 'static)>(t)
         });
-        // SAFETY: as `ready`: the closure lives on this frame until the
-        // step is taken, when `decide` clears it.
-        let doze = doze.map(|d| unsafe {
-            std::mem::transmute::<*const (dyn Fn() -> bool + '_), *const (dyn Fn() -> bool + 'static)>(d)
-        });
-        let announce = Announce { actor: me, pending, ready, taken, doze };
+        let announce = Announce { actor: me, pending, ready, taken };
         let starting = e.actors[me.index()].status == Status::Starting;
         if starting {
             // Started eagerly by its spawner: file the operation and go back.

@@ -249,7 +249,6 @@ fn resume_at(
             e.finish(id);
             let actor = &mut e.actors[id.index()];
             actor.ready = None;
-            actor.doze = None;
             let co = actor.co.take().expect("a live actor has a coroutine");
             let overflowed = actor.overflowed;
             if e.current == Some(id) {
@@ -446,7 +445,6 @@ fn teardown(cell: &ExecCell) {
         std::mem::forget(actor.tag.take());
         actor.status = Status::Finished;
         actor.ready = None;
-        actor.doze = None;
         actor.taken = None;
         let Some(mut co) = actor.co.take() else { continue };
         if !reuse {

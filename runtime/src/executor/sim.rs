@@ -49,16 +49,16 @@
 //! threads outside the model.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe, Location};
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, Wake, Waker};
 
 use samaritan_sim::rt::{self, ObjectSlot};
-use samaritan_sim::{ActorId, ObjectId, Op};
+use samaritan_sim::{ObjectId, Op};
 
 use super::id::Id;
 use super::join::{Abort, Blocking, Join, JoinError, JoinHandle, JoinSlot, Wrapped};
@@ -87,9 +87,6 @@ struct SimTask {
     /// queue its wakes join (the queue holds keys, not tasks, and the
     /// workers only a `Weak` to their `block_on` task: no cycle).
     ordered: Option<Arc<Workers>>,
-    /// The actor that polls it, once its first poll is announced
-    /// (`u32::MAX` before): what a wake rouses (`rt::rouse`).
-    actor: AtomicU32,
 }
 
 impl SimTask {
@@ -107,18 +104,12 @@ impl SimTask {
             done: AtomicBool::new(false),
             key: KEYS.fetch_add(1, Ordering::Relaxed),
             ordered,
-            actor: AtomicU32::new(u32::MAX),
         });
         if let Some(w) = workers {
             match task.id {
                 // A spawned task is queued as woken; `block_on`'s future
                 // takes its turns at the batches' ends.
-                Some(_) => {
-                    if w.order.is_some() {
-                        crate::lock(&w.tasks).insert(task.key, Arc::downgrade(&task));
-                    }
-                    w.queue(&task, false)
-                }
+                Some(_) => w.queue(&task, false),
                 None => *crate::lock(&w.main) = Arc::downgrade(&task),
             }
         }
@@ -134,26 +125,8 @@ impl SimTask {
         if was || self.done.load(Ordering::Relaxed) {
             return;
         }
-        self.rouse();
         if let Some(w) = &self.ordered {
             w.queue(self, deferred);
-            w.rouse_next();
-        }
-    }
-
-    /// Notes that the running actor polls this task, for [`SimTask::rouse`].
-    fn polled_here(&self) {
-        if self.actor.load(Ordering::Relaxed) == u32::MAX {
-            self.actor.store(rt::current().index() as u32, Ordering::Relaxed);
-        }
-    }
-
-    /// Asks the engine to look at this task's pending poll again: what
-    /// enables it may have changed (a wake, a worker, its turn).
-    fn rouse(&self) {
-        let actor = self.actor.load(Ordering::Relaxed);
-        if actor != u32::MAX {
-            rt::rouse(ActorId::from_index(actor as usize));
         }
     }
 
@@ -165,12 +138,8 @@ impl SimTask {
     /// wake it queued during its last poll is taken back.
     fn finish(&self) {
         self.done.store(true, Ordering::Relaxed);
-        if let Some(w) = &self.ordered {
-            if let Some(order) = &w.order {
-                crate::lock(order).finished(self.key);
-            }
-            crate::lock(&w.tasks).remove(&self.key);
-            w.rouse_next();
+        if let Some(order) = self.ordered.as_ref().and_then(|w| w.order.as_ref()) {
+            crate::lock(order).finished(self.key);
         }
     }
 
@@ -279,7 +248,6 @@ impl Registry {
             one: n == 1,
             order: (n == 1 && tokio_order).then(|| Mutex::new(RunQueue::default())),
             main: Mutex::new(Weak::new()),
-            tasks: Mutex::new(HashMap::new()),
         };
         *crate::lock(&self.workers) = Some(Arc::new(workers));
     }
@@ -311,8 +279,6 @@ struct Workers {
     order: Option<Mutex<RunQueue>>,
     /// The `block_on` future polling here, whose turn the order decides.
     main: Mutex<Weak<SimTask>>,
-    /// With tokio's order: the queued tasks by key, to rouse the next one.
-    tasks: Mutex<HashMap<u64, Weak<SimTask>>>,
 }
 
 impl Workers {
@@ -343,40 +309,12 @@ impl Workers {
         }
     }
 
-    /// Rouses the task tokio's order polls next (nobody without an order):
-    /// its turn, a worker or its wake may just have come.
-    fn rouse_next(&self) {
-        let Some(order) = &self.order else { return };
-        let main = crate::lock(&self.main).upgrade();
-        let main_woken = main.as_ref().is_some_and(|m| m.woken.load(Ordering::Acquire));
-        let next = crate::lock(order).next(main_woken);
-        match next {
-            Next::Main => main.iter().for_each(|m| m.rouse()),
-            Next::Task(key) => {
-                let task = crate::lock(&self.tasks).get(&key).and_then(Weak::upgrade);
-                task.iter().for_each(|t| t.rouse());
-            }
-            Next::Nothing => {}
-        }
-    }
-
     /// The `Op::Poll` step of `task`, taking a worker.
     fn poll(self: &Arc<Self>, task: &SimTask, location: &'static Location<'static>) -> OnWorker {
         let object = self.object();
-        task.polled_here();
-        // It dozes until roused (`rt::step_with_when_dozing`): its wake
-        // rouses it, and with tokio's order every change of the order or
-        // of the worker rouses the task whose turn it is; without one, a
-        // woken task waiting for a worker stays awake.
-        let ordered = self.order.is_some();
-        rt::step_with_when_dozing(
-            Op::Poll,
-            Some(task.object()),
-            Some(object),
-            location,
-            &|| task.woken.load(Ordering::Acquire) && self.free.load(Ordering::Relaxed) > 0 && self.in_turn(task),
-            &|| ordered || !task.woken.load(Ordering::Acquire),
-        );
+        rt::step_with_when(Op::Poll, Some(task.object()), object, location, &|| {
+            task.woken.load(Ordering::Acquire) && self.free.load(Ordering::Relaxed) > 0 && self.in_turn(task)
+        });
         if let Some(order) = &self.order {
             match task.id {
                 Some(_) => crate::lock(order).took(task.key),
@@ -410,7 +348,6 @@ impl Drop for OnWorker {
             }
         }
         self.workers.free.fetch_add(1, Ordering::Relaxed);
-        self.workers.rouse_next();
     }
 }
 
@@ -433,10 +370,7 @@ fn poll_loop<F: Future + ?Sized>(
         let worker = match workers {
             Some(w) => Some(w.poll(task, location)),
             None => {
-                task.polled_here();
-                // Only its wake enables it, and rouses it.
-                let woken = || task.woken.load(Ordering::Acquire);
-                rt::step_with_when_dozing(Op::Poll, Some(task.object()), None, location, &woken, &|| true);
+                rt::step_when(Op::Poll, Some(task.object()), location, &|| task.woken.load(Ordering::Acquire));
                 None
             }
         };
