@@ -181,7 +181,7 @@ fn side_result(dir: &Path, side: Side, row: &Row, built: &Built) -> SideResult {
     };
     let verdict = match (side, cell) {
         (Side::Samaritan, Cell::Ran(run))
-            if run.count.is_none() && matches!(run.outcome, Outcome::Fail | Outcome::Pass) =>
+            if !run.explored() && matches!(run.outcome, Outcome::Fail | Outcome::Pass) =>
         {
             Verdict::Unexplored(run.outcome == Outcome::Fail)
         }

@@ -62,6 +62,15 @@ pub(crate) struct Run {
     pub(crate) excerpt: Vec<String>,
 }
 
+impl Run {
+    /// Whether the test explored: on samaritan's side, it wrote a
+    /// `SAMARITAN_REPORT` line (a plain `#[test]` that builds its runtime
+    /// itself runs once, on real threads, and writes none).
+    pub(crate) fn explored(&self) -> bool {
+        self.count.is_some()
+    }
+}
+
 /// The executions a test reported: loom's iterations, samaritan's
 /// executions, added up over the test's models.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,7 +214,7 @@ fn totals(rows: &[Row]) -> Totals {
         t.timeouts.1 += usize::from(s == Some(Outcome::Timeout));
         t.wall.0 += row.loom.run().map_or(0.0, |r| r.wall);
         t.wall.1 += row.samaritan.run().map_or(0.0, |r| r.wall);
-        t.explored += usize::from(row.samaritan.run().is_some_and(|r| r.count.is_some()));
+        t.explored += usize::from(row.samaritan.run().is_some_and(Run::explored));
     }
     t
 }
