@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use samaritan_sim::{Config, MemoryModel, Report, Schedule, Shard, Strategy, TokenError, Trace};
 use samaritan_strategies::{CbPor, Coverage, CoverageError, Dfs, Dpor, Icb, Pct, Portfolio, Random, RoundRobin};
 
+use crate::runner_shard::{self, ShardEnvError, ShardSource};
 use crate::{env, foreign, limits, persist, split};
 
 /// Which search to run.
@@ -129,6 +130,13 @@ pub enum Error {
         /// The strategy, as `SAMARITAN_STRATEGY` names it.
         strategy: &'static str,
     },
+    /// A test runner's sharding variables (Bazel's, GitLab's, a Kubernetes
+    /// Indexed Job's, nextest's stress runs) are partial, out of range or
+    /// contradictory, and `SAMARITAN_SHARD` does not override them.
+    ShardEnv {
+        /// What is wrong, naming the variables.
+        problem: String,
+    },
     /// The report file ([`Builder::report_file`]) could not be written.
     ReportFile {
         /// The file.
@@ -153,6 +161,12 @@ impl fmt::Display for Error {
                 split::SPLITTABLE,
                 env::STRATEGY
             ),
+            Error::ShardEnv { problem } => write!(
+                f,
+                "{problem}: set {}=i/n to choose the part, or {}=1/1 to explore the whole space",
+                env::SHARD,
+                env::SHARD
+            ),
             Error::ReportFile { path, message } => {
                 write!(f, "cannot write the report file {}: {message}", path.display())
             }
@@ -168,6 +182,7 @@ impl std::error::Error for Error {
             Error::InvalidEnv { .. }
             | Error::InvalidSetting { .. }
             | Error::Unsplittable { .. }
+            | Error::ShardEnv { .. }
             | Error::ReportFile { .. } => None,
         }
     }
@@ -283,8 +298,15 @@ pub struct Builder {
     /// `SAMARITAN_PROGRESS`, else on.
     pub progress: bool,
     /// The part of the search space this run explores (see
-    /// [`Builder::shard`]). Defaults to `SAMARITAN_SHARD`, else the whole.
+    /// [`Builder::shard`]). Defaults to `SAMARITAN_SHARD`, else to the
+    /// shard the test runner gives (Bazel's `TEST_SHARD_INDEX` of
+    /// `TEST_TOTAL_SHARDS`, GitLab's `CI_NODE_INDEX` of `CI_NODE_TOTAL`,
+    /// a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX` of
+    /// `SAMARITAN_SHARDS`, a nextest stress run's iteration), else the
+    /// whole.
     pub shard: Shard,
+    /// Where `shard` came from, when from the environment.
+    shard_source: Option<ShardSource>,
     /// How many threads explore at once (see [`Builder::workers`]), from 1
     /// to 256. Defaults to `SAMARITAN_WORKERS`, else 1.
     pub workers: u32,
@@ -402,12 +424,21 @@ impl Builder {
                     .unwrap_or(DEFAULT_MAX_TIME),
             ),
         };
-        let shard = match get(env::SHARD).filter(|s| !s.trim().is_empty()) {
-            None => Shard::WHOLE,
-            Some(text) => Shard::parse(&text).unwrap_or_else(|_| {
-                err.get_or_insert(Error::InvalidEnv { var: env::SHARD, value: text, expected: limits::SHARD });
-                Shard::WHOLE
-            }),
+        let (shard, shard_source) = match get(env::SHARD).filter(|s| !s.trim().is_empty()) {
+            None => match runner_shard::from_runner(get) {
+                Ok(found) => found.map_or((Shard::WHOLE, None), |(shard, source)| (shard, Some(source))),
+                Err(ShardEnvError(problem)) => {
+                    err.get_or_insert(Error::ShardEnv { problem });
+                    (Shard::WHOLE, None)
+                }
+            },
+            Some(text) => match Shard::parse(&text) {
+                Ok(shard) => (shard, Some(ShardSource::Samaritan)),
+                Err(_) => {
+                    err.get_or_insert(Error::InvalidEnv { var: env::SHARD, value: text, expected: limits::SHARD });
+                    (Shard::WHOLE, None)
+                }
+            },
         };
         let pct_depth =
             parse_in(get, env::PCT_DEPTH, limits::PCT_DEPTH, &mut err, |d| (1..=Pct::MAX_DEPTH).contains(d));
@@ -436,9 +467,13 @@ impl Builder {
             hapset_file: get(env::HAPSET_FILE).filter(|p| !p.trim().is_empty()).map(PathBuf::from),
             progress,
             shard,
+            shard_source,
             workers: parse_in(get, env::WORKERS, limits::WORKERS, &mut err, |w| (1..=split::MAX_WORKERS).contains(w))
                 .unwrap_or(1),
-            report_file: get(env::REPORT).filter(|p| !p.trim().is_empty()).map(PathBuf::from),
+            report_file: get(env::REPORT)
+                .filter(|p| !p.trim().is_empty())
+                .map(PathBuf::from)
+                .or_else(|| runner_shard::default_report_file(get)),
             env_error: err,
             test_name: None,
             body_path: None,
@@ -670,6 +705,7 @@ impl Builder {
     /// ```
     pub fn shard(mut self, shard: Shard) -> Builder {
         self.shard = shard;
+        self.shard_source = None;
         self
     }
 
@@ -793,10 +829,15 @@ impl Builder {
                 Ok(foreign::diagnose(self.explore_hapset(self.config_for::<F>(), Arc::new(f), file)?, started))
             }
             (None, _) => {
+                if let Some(source) = &self.shard_source {
+                    runner_shard::acknowledge(source).map_err(|ShardEnvError(problem)| Error::ShardEnv { problem })?;
+                }
                 let report = match split::parts(self, self.config_for::<F>())? {
                     Some((config, parts)) => {
                         let mut report = samaritan_sim::explore_parallel(config, parts, Arc::new(f));
                         report.shard = Some(self.shard).filter(|s| !s.is_whole());
+                        report.shard_source =
+                            self.shard_source.as_ref().filter(|_| report.shard.is_some()).map(ShardSource::describe);
                         report
                     }
                     None => samaritan_sim::explore(self.config_for::<F>(), self.make_strategy(), Arc::new(f)),
@@ -1185,6 +1226,34 @@ mod tests {
             b.explore(|| {}).unwrap_err().to_string(),
             "SAMARITAN_FAIRNESS=\"maybe\" is invalid: expected 1 or 0"
         );
+    }
+
+    #[test]
+    fn samaritan_shard_wins_over_a_runner_s_sharding_and_a_runner_s_is_used_without_it() {
+        let gitlab = [("CI_NODE_INDEX", "2"), ("CI_NODE_TOTAL", "3")];
+        let b = from(&gitlab);
+        assert_eq!((b.shard, b.shard_source.clone()), (Shard::new(2, 3).unwrap(), Some(ShardSource::GitLab)));
+        let b = from(&[gitlab[0], gitlab[1], ("SAMARITAN_SHARD", "1/1")]);
+        assert_eq!((b.shard, b.shard_source.clone(), b.env_error), (Shard::WHOLE, Some(ShardSource::Samaritan), None));
+        // Even a runner's setting that is wrong is not read.
+        let b = from(&[("CI_NODE_INDEX", "9"), ("SAMARITAN_SHARD", "1/2")]);
+        assert_eq!((b.shard, b.env_error), (Shard::new(1, 2).unwrap(), None));
+        // A shard set in code has no source in the environment.
+        assert_eq!(from(&gitlab).shard(Shard::new(1, 2).unwrap()).shard_source, None);
+    }
+
+    #[test]
+    fn a_runner_s_sharding_that_cannot_be_used_is_an_error_with_the_way_out() {
+        let err = from(&[("CI_NODE_INDEX", "4"), ("CI_NODE_TOTAL", "3")]).explore(|| {}).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "CI_NODE_INDEX=4 is out of range for CI_NODE_TOTAL=3 (the index counts from 1, to 3): \
+             set SAMARITAN_SHARD=i/n to choose the part, or SAMARITAN_SHARD=1/1 to explore the whole space"
+        );
+        let b = from(&[("TEST_UNDECLARED_OUTPUTS_DIR", "/out"), ("TEST_SHARD_INDEX", "0"), ("TEST_TOTAL_SHARDS", "2")]);
+        assert_eq!(b.report_file, Some(PathBuf::from("/out/samaritan-report.jsonl")));
+        let b = from(&[("TEST_UNDECLARED_OUTPUTS_DIR", "/out"), ("SAMARITAN_REPORT", "mine.jsonl")]);
+        assert_eq!(b.report_file, Some(PathBuf::from("mine.jsonl")));
     }
 
     #[test]

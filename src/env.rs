@@ -82,12 +82,23 @@ pub const PROGRESS: &str = "SAMARITAN_PROGRESS";
 /// The part of the search space this run explores: `i/n` (from `1/n` to
 /// `n/n`), so that `n` jobs together explore exactly what one run would
 /// (exactly for `dfs` and `icb`; every strategy but `hapset` and
-/// `round-robin` can be split). With a Kubernetes
-/// Indexed Job, `SAMARITAN_SHARD=$((JOB_COMPLETION_INDEX + 1))/n`.
+/// `round-robin` can be split). It wins over a test runner's sharding,
+/// which a run without it reads: Bazel's `TEST_SHARD_INDEX` (from 0) of
+/// `TEST_TOTAL_SHARDS` (touching `TEST_SHARD_STATUS_FILE`), GitLab's
+/// `CI_NODE_INDEX` (from 1) of `CI_NODE_TOTAL`, a Kubernetes Indexed Job's
+/// `JOB_COMPLETION_INDEX` (from 0) of [`SHARDS`], and a nextest stress
+/// run's `NEXTEST_STRESS_CURRENT` (from 0) of `NEXTEST_STRESS_TOTAL`.
+/// `SAMARITAN_SHARD=1/1` explores the whole space whatever the runner
+/// says.
 pub const SHARD: &str = "SAMARITAN_SHARD";
+/// How many completions a Kubernetes Indexed Job has, which Kubernetes
+/// does not tell its pods: with `JOB_COMPLETION_INDEX`, the run explores
+/// shard `JOB_COMPLETION_INDEX + 1` of `SAMARITAN_SHARDS`.
+pub const SHARDS: &str = "SAMARITAN_SHARDS";
 /// Threads exploring at once (default 1, since `cargo test` already runs
 /// one test per core): from 1 to 256.
 pub const WORKERS: &str = "SAMARITAN_WORKERS";
 /// A file each exploration appends its report to, as one line of JSON
-/// (default: none); `samaritan merge` combines shards' files.
+/// (default: none, or under Bazel `$TEST_UNDECLARED_OUTPUTS_DIR/samaritan-report.jsonl`);
+/// `samaritan merge` combines shards' files.
 pub const REPORT: &str = "SAMARITAN_REPORT";

@@ -149,6 +149,8 @@ mod limits;
 #[cfg(feature = "sim")]
 mod persist;
 #[cfg(feature = "sim")]
+mod runner_shard;
+#[cfg(feature = "sim")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub mod snapshot;
 #[cfg(feature = "sim")]

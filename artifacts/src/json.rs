@@ -39,6 +39,10 @@ pub struct Record {
     pub strategy: String,
     /// Which shard it explored, `i/n` (`1/1`: the whole space).
     pub shard: String,
+    /// Where the shard came from, when the environment chose it: the
+    /// variables and the runner, as in `CI_NODE_INDEX/CI_NODE_TOTAL (GitLab)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard_source: Option<String>,
     /// `pass`, `fail` (a bug) or `misuse` (the test cannot be checked).
     pub verdict: String,
     /// The verdict in words, as the report says it.
@@ -116,6 +120,7 @@ impl Record {
             test: report.test_name.clone(),
             strategy: report.strategy.clone(),
             shard: report.shard.unwrap_or(Shard::WHOLE).to_string(),
+            shard_source: report.shard_source.map(str::to_string),
             verdict: verdict.to_string(),
             outcome: report.outcome.to_string(),
             executions: report.executions,

@@ -87,6 +87,10 @@ pub struct Report {
     /// The part of the space this search explored, when it was one shard
     /// of it (`SAMARITAN_SHARD`).
     pub shard: Option<Shard>,
+    /// Where `shard` came from, when the environment chose it: the
+    /// variables and the runner that set them, as in
+    /// `CI_NODE_INDEX/CI_NODE_TOTAL (GitLab)`.
+    pub shard_source: Option<&'static str>,
     /// Executions run only to find that they belong to another shard:
     /// not counted in `executions`, and their outcomes are ignored.
     pub elsewhere: u64,
@@ -158,6 +162,7 @@ impl Report {
             faults: false,
             replayed: false,
             shard: None,
+            shard_source: None,
             elsewhere: 0,
             workers: 1,
             rank: None,
@@ -206,10 +211,12 @@ impl Report {
 }
 
 impl Report {
-    /// How the search was split, as the summary says it: `, shard 1/4`,
-    /// `, 2 workers`, or nothing.
+    /// How the search was split, as the summary says it: `, shard 1/4`
+    /// (and where from, when the environment chose it), `, 2 workers`, or
+    /// nothing.
     fn split(&self) -> String {
-        let shard = self.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
+        let from = self.shard_source.map(|s| format!(" from {s}")).unwrap_or_default();
+        let shard = self.shard.map(|s| format!(", shard {s}{from}")).unwrap_or_default();
         match self.workers {
             0 | 1 => shard,
             n => format!("{shard}, {n} workers"),
