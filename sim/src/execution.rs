@@ -797,10 +797,29 @@ impl Execution {
                 detail.push_str(&self.unrestored_note().unwrap_or_default());
                 Outcome::Nondeterminism { step: self.steps, detail }
             }
+            ChoiceError::OtherObjects => {
+                let mut detail = format!(
+                    "replaying the same prefix, the threads announced the same operations at the same places as before, on other objects (now {}); the objects came in another order, as when the test loops over a std `HashMap` or `HashSet` (whose order its `RandomState` draws afresh in every execution) or over values ordered by address: iterate a `samaritan::collections::HashMap` or `HashSet`, whose order is the same in every execution",
+                    self.enabled_operations()
+                );
+                detail.push_str(&self.unrestored_note().unwrap_or_default());
+                Outcome::Nondeterminism { step: self.steps, detail }
+            }
             ChoiceError::ScheduleMismatch { detail } => Outcome::ScheduleMismatch { step: self.steps, detail },
             // Handled where it is asked (`ask_strategy`, `choose_value`).
             ChoiceError::Redundant => Outcome::Pass,
         }
+    }
+
+    /// The enabled actors' pending operations, as `'main' lock on Mutex#3
+    /// at src/lib.rs:9:5`.
+    fn enabled_operations(&self) -> String {
+        let pending = |&a: &ActorId| {
+            let p = self.actors[a.index()].pending.expect("an enabled actor has a pending operation");
+            let object = p.object.map(|o| format!(" on {}", self.object_name(o))).unwrap_or_default();
+            format!("'{}' {}{object} at {}", self.actor_name(a), p.op, location_string(p.location))
+        };
+        self.enabled.iter().map(pending).collect::<Vec<_>>().join(", ")
     }
 
     fn enabled_names(&self) -> String {

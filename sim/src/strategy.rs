@@ -169,6 +169,10 @@ pub enum ChoiceError {
         /// What was expected and what was seen.
         detail: String,
     },
+    /// Replaying a known prefix, the enabled actors announced the same
+    /// operations at the same places as before, on other objects: the
+    /// objects came in another order (the engine names them).
+    OtherObjects,
     /// A replayed schedule does not fit this program.
     ScheduleMismatch {
         /// What does not fit.

@@ -112,6 +112,7 @@ use crate::hb::{canonical, component, Clock, History};
 use crate::labels::Labels;
 use crate::pool::{team, Member};
 use crate::shard::Split;
+use crate::signature::Signature;
 use crate::table::{Map, Set, TABLE_CAP};
 
 /// Execution steps per unit of work `Mark` and `CB` may do, beyond a
@@ -191,6 +192,9 @@ struct Node {
     /// frame below it, gave or received alternatives): it never goes into
     /// the budget table.
     shared: bool,
+    /// What the point offered, for a replay to check; `None` for a forced
+    /// step, which is not asked.
+    signature: Option<Signature>,
 }
 
 /// A state as the budget table keys it: its hash, who may go on for free
@@ -779,7 +783,13 @@ impl CbPor {
     /// Adds a node for a scheduling point with these alternatives and
     /// takes the first that passes the guard of line 9; with none, records
     /// the point in the budget table (every continuation is covered).
-    fn push_node(&mut self, value: bool, mut alts: Vec<Alt>, budget: Option<Budgeted>) -> Option<u32> {
+    fn push_node(
+        &mut self,
+        value: bool,
+        mut alts: Vec<Alt>,
+        budget: Option<Budgeted>,
+        signature: Signature,
+    ) -> Option<u32> {
         let (state, depth) = (self.hash, self.history.events.len());
         let Some(taken) = (0..alts.len()).find(|&i| self.open(&mut alts[i], state, None)) else {
             if let Some(b) = budget {
@@ -789,7 +799,17 @@ impl CbPor {
         };
         let id = alts[taken].id;
         let stop = alts.len();
-        self.nodes.push(Node { value, state, depth, alts: Alts::Many(alts), taken, budget, stop, shared: false });
+        self.nodes.push(Node {
+            value,
+            state,
+            depth,
+            alts: Alts::Many(alts),
+            taken,
+            budget,
+            stop,
+            shared: false,
+            signature: Some(signature),
+        });
         Some(id)
     }
 
@@ -929,8 +949,13 @@ impl Strategy for CbPor {
         if let Some(node) = self.nodes.get(self.depth) {
             let alt = node.alts.get(node.taken);
             let fits = !node.value && point.enabled.iter().any(|a| a.index() as u32 == alt.id);
+            let known = node.signature;
             self.split.take(alt.id, point.enabled.len());
-            return if fits { Ok(ActorId::from_index(alt.id as usize)) } else { Err(self.mismatch()) };
+            if !fits {
+                return Err(self.mismatch());
+            }
+            known.map_or(Ok(()), |s| s.replayed(Signature::of(point)))?;
+            return Ok(ActorId::from_index(alt.id as usize));
         }
         if self.split.is_elsewhere() {
             // Another shard's: not terminal, so not marked.
@@ -964,7 +989,7 @@ impl Strategy for CbPor {
             let spent = self.preemptions + u32::from(point.preempts(a));
             alts.push(Alt { id: a.index() as u32, next, spent });
         }
-        match self.push_node(false, alts, budget) {
+        match self.push_node(false, alts, budget, Signature::of(point)) {
             Some(id) => {
                 self.split.take(id, point.enabled.len());
                 Ok(ActorId::from_index(id as usize))
@@ -983,6 +1008,7 @@ impl Strategy for CbPor {
             let alt = node.alts.get(node.taken);
             self.split.take(alt.id, point.alternatives);
             return if node.value && (alt.id as usize) < point.alternatives {
+                node.signature.map_or(Ok(()), |s| s.replayed(Signature::of_value(point)))?;
                 Ok(alt.id as usize)
             } else {
                 Err(self.mismatch())
@@ -1011,7 +1037,7 @@ impl Strategy for CbPor {
                 Alt { id: v, next, spent }
             })
             .collect();
-        match self.push_node(true, alts, None) {
+        match self.push_node(true, alts, None, Signature::of_value(point)) {
             Some(v) => {
                 self.split.take(v, point.alternatives);
                 Ok(v as usize)
@@ -1082,6 +1108,7 @@ impl Strategy for CbPor {
                 budget: alone,
                 stop: 1,
                 shared: false,
+                signature: None,
             });
         }
         self.depth += 1;

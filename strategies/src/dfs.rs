@@ -27,6 +27,7 @@ use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, S
 
 use crate::pool::{team, Member};
 use crate::pump::{prefer, Pump};
+use crate::signature::Signature;
 
 /// One decision of a depth-first search: where its alternatives are in
 /// [`Frames::options`], and which one the running execution takes.
@@ -40,9 +41,9 @@ struct Frame {
     taken: u32,
     /// The alternatives from this index on are another worker's.
     stop: u32,
-    /// Hash of the alternatives' pending operations, to notice a replayed
-    /// prefix that offers the same actors doing different things.
-    signature: u64,
+    /// The alternatives' pending operations, to notice a replayed prefix
+    /// that offers the same actors doing different things.
+    signature: Signature,
 }
 
 /// The stack of decisions of a depth-first search (what [`Dfs`] and the
@@ -114,7 +115,7 @@ impl Frames {
 
     /// Takes the next decision: the known one when replaying (checking it
     /// offers what it did), else the first of `options`.
-    pub(crate) fn decide(&mut self, options: &[u32], signature: u64) -> Result<u32, ChoiceError> {
+    pub(crate) fn decide(&mut self, options: &[u32], signature: Signature) -> Result<u32, ChoiceError> {
         match self.frames.get(self.depth).copied() {
             Some(frame) => self.check(frame, options, signature)?,
             None => {
@@ -130,12 +131,8 @@ impl Frames {
     }
 
     /// Checks that a replayed decision offers what it offered before.
-    fn check(&self, frame: Frame, options: &[u32], signature: u64) -> Result<(), ChoiceError> {
-        if frame.signature != signature {
-            return Err(ChoiceError::Nondeterminism {
-                detail: "replaying the same prefix, a thread announced a different operation than before".to_string(),
-            });
-        }
+    fn check(&self, frame: Frame, options: &[u32], signature: Signature) -> Result<(), ChoiceError> {
+        frame.signature.replayed(signature)?;
         let known = self.alternatives(frame);
         if !same_set(known, options) {
             let (mut seen, mut known) = (options.to_vec(), known.to_vec());
@@ -208,22 +205,6 @@ fn same_set(a: &[u32], b: &[u32]) -> bool {
 pub(crate) fn values(point: &ChoicePoint<'_>, options: &mut Vec<u32>) {
     options.clear();
     options.extend(0..point.alternatives as u32);
-}
-
-/// What identifies a data choice when it is replayed.
-pub(crate) fn value_signature(point: &ChoicePoint<'_>) -> u64 {
-    point.location as *const _ as u64 ^ point.alternatives as u64
-}
-
-/// Hashes the enabled actors' pending operations at `point`.
-pub(crate) fn signature(point: &SchedulePoint<'_>) -> u64 {
-    point.enabled.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &a| {
-        let p = point.pending(a).expect("an enabled actor has a pending operation");
-        let mut h = (h ^ a.index() as u64).wrapping_mul(0x0100_0000_01b3);
-        h = (h ^ p.op as u64).wrapping_mul(0x0100_0000_01b3);
-        h = (h ^ p.object.map_or(u64::MAX, |o| o.index() as u64)).wrapping_mul(0x0100_0000_01b3);
-        (h ^ (p.location as *const _ as u64)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// Exhaustive depth-first search.
@@ -305,14 +286,14 @@ impl Strategy for Dfs {
         if self.frames.is_new() {
             prefer(&mut self.options, self.pump.predict());
         }
-        let choice = self.frames.decide(&self.options, signature(point))?;
+        let choice = self.frames.decide(&self.options, Signature::of(point))?;
         self.pump.record(point, choice);
         Ok(ActorId::from_index(choice as usize))
     }
 
     fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
         values(point, &mut self.options);
-        Ok(self.frames.decide(&self.options, value_signature(point))? as usize)
+        Ok(self.frames.decide(&self.options, Signature::of_value(point))? as usize)
     }
 
     fn end_execution(&mut self, outcome: &Outcome) {

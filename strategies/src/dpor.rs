@@ -77,6 +77,7 @@ use crate::hapset::Coverage;
 use crate::hb::{Clock, History};
 use crate::pool::{team, Member};
 use crate::shard::Split;
+use crate::signature::Signature;
 use crate::sleep::{allowed, Sleeper};
 
 /// An operation an actor is about to take, with its object and location.
@@ -84,8 +85,9 @@ type Next = (ActorId, Pending);
 
 #[derive(Clone, Debug)]
 enum Kind {
-    /// A choice of actor among `enabled`.
-    Actor { enabled: ActorSet },
+    /// A choice of actor among `enabled`, whose operations `signature`
+    /// hashes for a replay to check (`None`: a forced step, not asked).
+    Actor { enabled: ActorSet, signature: Option<Signature> },
     /// A data choice among `alternatives` values; for a weak load that a
     /// partial sleeper made, only the `allowed` ones (ascending).
     Value { alternatives: u32, allowed: Option<Vec<u32>> },
@@ -120,7 +122,7 @@ struct Node {
 impl Node {
     fn enabled(&self) -> Option<&ActorSet> {
         match &self.kind {
-            Kind::Actor { enabled } => Some(enabled),
+            Kind::Actor { enabled, .. } => Some(enabled),
             Kind::Value { .. } => None,
         }
     }
@@ -302,7 +304,7 @@ impl Dpor {
     fn push_node(&mut self, kind: Kind, chosen: u32) {
         let sleep = std::mem::take(&mut self.next_sleep);
         let mut backtrack = ActorSet::default();
-        if let Kind::Actor { enabled } = &kind {
+        if let Kind::Actor { enabled, .. } = &kind {
             backtrack.insert(ActorId::from_index(chosen as usize));
             if self.split.undecided() {
                 // Before the owner is known every order is explored.
@@ -583,7 +585,9 @@ impl Strategy for Dpor {
         if let Some(node) = self.nodes.get(self.depth) {
             let chosen = ActorId::from_index(node.chosen as usize);
             let result = match &node.kind {
-                Kind::Actor { enabled } if enabled.equals(point.enabled) => Ok(chosen),
+                Kind::Actor { enabled, signature } if enabled.equals(point.enabled) => {
+                    signature.map_or(Ok(()), |s| s.replayed(Signature::of(point))).map(|()| chosen)
+                }
                 _ => Err(self.mismatch()),
             };
             self.split.take(chosen.index() as u32, point.enabled.len());
@@ -609,7 +613,10 @@ impl Strategy for Dpor {
         self.constrained = entry(&chosen).map(|s| (chosen, s.since));
         self.last_pending.clear();
         self.last_pending.extend(point.actors.iter().map(|v| v.pending));
-        self.push_node(Kind::Actor { enabled: ActorSet::of(point.enabled) }, chosen.index() as u32);
+        self.push_node(
+            Kind::Actor { enabled: ActorSet::of(point.enabled), signature: Some(Signature::of(point)) },
+            chosen.index() as u32,
+        );
         self.split.take(chosen.index() as u32, point.enabled.len());
         Ok(chosen)
     }
@@ -663,7 +670,10 @@ impl Strategy for Dpor {
                 Some(s) => self.constrained = Some((s.actor, s.since)),
                 None => {}
             }
-            self.push_node(Kind::Actor { enabled: ActorSet::of(&[step.actor]) }, step.actor.index() as u32);
+            self.push_node(
+                Kind::Actor { enabled: ActorSet::of(&[step.actor]), signature: None },
+                step.actor.index() as u32,
+            );
         }
         if let Some((actor, since)) = self.constrained.take() {
             if actor == step.actor && step.pending.op == Op::WeakLoad {

@@ -29,28 +29,36 @@
 //! - Every execution with at most `bound - 1` preemptions has run.
 //! - `frames[..depth]` are the free decisions of the running execution past
 //!   the item's prefix; `path` is every choice it has made; `created` the
-//!   items it made so far, as (prefix length, preempting choice).
+//!   items it made so far, as (prefix length, preempting choice, what the
+//!   decisions up to it offered); `offered` is what every decision so far
+//!   offered, folded ([`Signature::then`]).
+//! - An item's replay offers at its last decision what the execution that
+//!   made it offered there, folded over the prefix, or the program is not
+//!   deterministic (checked once per replay, at the item's preemption).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 use samaritan_sim::{ActorId, ChoiceError, ChoicePoint, Outcome, SchedulePoint, Shard, Strategy};
 
-use crate::dfs::{current_first, signature, value_signature, values, Frames};
+use crate::dfs::{current_first, values, Frames};
 use crate::shard::prefix_key;
+use crate::signature::Signature;
 
-/// A work item: the schedule prefix `path[..len]` followed by `last`.
+/// A work item: the schedule prefix `path[..len]` followed by `last`;
+/// `offered`, what the prefix's decisions up to `last`'s offered.
 #[derive(Clone, Debug)]
 struct Item {
     path: Arc<[u32]>,
     len: u32,
     last: Option<u32>,
+    offered: Option<Signature>,
 }
 
 impl Item {
     /// The item every search starts with: the empty prefix.
     fn root() -> Item {
-        Item { path: Arc::from([]), len: 0, last: None }
+        Item { path: Arc::from([]), len: 0, last: None, offered: None }
     }
 
     /// The prefix's choice at position `i`, if the prefix is that long.
@@ -81,7 +89,8 @@ pub struct Icb {
     item: Option<Item>,
     frames: Frames,
     path: Vec<u32>,
-    created: Vec<(u32, u32)>,
+    created: Vec<(u32, u32, Signature)>,
+    offered: Signature,
     /// The alternatives of the decision being made.
     options: Vec<u32>,
     done: bool,
@@ -105,6 +114,7 @@ impl Icb {
             frames: Frames::default(),
             path: Vec::new(),
             created: Vec::new(),
+            offered: Signature::EMPTY,
             options: Vec::new(),
             done: false,
             shard: Shard::WHOLE,
@@ -162,6 +172,17 @@ impl Icb {
         }
     }
 
+    /// At the replayed item's preemption: checks that the decisions so far
+    /// offered what they did in the execution that made the item.
+    fn check_offered(&self) -> Result<(), ChoiceError> {
+        match &self.item {
+            Some(Item { len, offered: Some(known), .. }) if *len as usize == self.path.len() => {
+                known.replayed(self.offered)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Returns the replayed prefix's choice at this point, if any.
     fn replaying(&self) -> Option<u32> {
         self.item.as_ref().and_then(|item| item.get(self.path.len()))
@@ -179,6 +200,7 @@ impl Strategy for Icb {
         }
         self.path.clear();
         self.created.clear();
+        self.offered = Signature::EMPTY;
         self.frames.begin();
         while self.item.is_none() {
             // Lines 12-20: the next item of this bound, or the next bound.
@@ -197,7 +219,10 @@ impl Strategy for Icb {
     }
 
     fn choose_actor(&mut self, point: &SchedulePoint<'_>) -> Result<ActorId, ChoiceError> {
+        let sig = Signature::of(point);
+        self.offered = self.offered.then(sig);
         if let Some(choice) = self.replaying() {
+            self.check_offered()?;
             if !point.enabled.iter().any(|a| a.index() == choice as usize) {
                 return Err(ChoiceError::Nondeterminism {
                     detail: format!(
@@ -209,7 +234,6 @@ impl Strategy for Icb {
             self.path.push(choice);
             return Ok(ActorId::from_index(choice as usize));
         }
-        let sig = signature(point);
         let fresh = self.frames.is_new();
         let choice = match point.current.filter(|_| !point.yielding) {
             // Line 26-32: the running actor goes on; switching to any other
@@ -219,7 +243,7 @@ impl Strategy for Icb {
                 if fresh {
                     for &other in point.enabled.iter().filter(|&&a| a != current) {
                         if self.bound < self.max_bound {
-                            self.created.push((self.path.len() as u32, other.index() as u32));
+                            self.created.push((self.path.len() as u32, other.index() as u32, self.offered));
                         } else {
                             self.beyond = true;
                         }
@@ -238,7 +262,9 @@ impl Strategy for Icb {
     }
 
     fn choose_value(&mut self, point: &ChoicePoint<'_>) -> Result<usize, ChoiceError> {
+        self.offered = self.offered.then(Signature::of_value(point));
         if let Some(choice) = self.replaying() {
+            self.check_offered()?;
             if choice as usize >= point.alternatives {
                 return Err(ChoiceError::Nondeterminism {
                     detail: format!(
@@ -258,7 +284,7 @@ impl Strategy for Icb {
             self.options.push(0);
             if fresh {
                 if self.bound < self.max_bound {
-                    self.created.push((self.path.len() as u32, 1));
+                    self.created.push((self.path.len() as u32, 1, self.offered));
                 } else {
                     self.beyond = true;
                 }
@@ -266,7 +292,7 @@ impl Strategy for Icb {
         } else {
             values(point, &mut self.options);
         }
-        let choice = self.frames.decide(&self.options, value_signature(point))?;
+        let choice = self.frames.decide(&self.options, Signature::of_value(point))?;
         self.path.push(choice);
         Ok(choice as usize)
     }
@@ -277,15 +303,16 @@ impl Strategy for Icb {
             // Items of the split bound go to the shard their prefix hashes
             // to (`Icb::sharded`); deeper ones stay with their parent's.
             let (path, shard) = (&self.path, self.shard);
-            self.created.retain(|&(len, last)| shard.owns(item_key(&path[..len as usize], last)));
+            self.created.retain(|&(len, last, _)| shard.owns(item_key(&path[..len as usize], last)));
         }
         // The items this execution made share one copy of its path.
         if let Some(longest) = self.created.iter().map(|c| c.0).max() {
             let path: Arc<[u32]> = Arc::from(&self.path[..longest as usize]);
-            self.next.extend(self.created.drain(..).map(|(len, last)| Item {
+            self.next.extend(self.created.drain(..).map(|(len, last, offered)| Item {
                 path: path.clone(),
                 len,
                 last: Some(last),
+                offered: Some(offered),
             }));
         }
         self.created.clear();

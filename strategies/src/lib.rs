@@ -20,6 +20,7 @@ mod random;
 mod rng;
 mod round_robin;
 mod shard;
+mod signature;
 mod sleep;
 mod table;
 
