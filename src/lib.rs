@@ -138,6 +138,7 @@ pub mod __private;
 pub mod alloc;
 #[cfg(feature = "sim")]
 mod check;
+pub mod collections;
 pub mod coverage;
 #[cfg(feature = "sim")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
