@@ -86,7 +86,7 @@ impl Options {
     /// entry's; a tokio crate is always renamed (there is no patch crate).
     fn switch_of(&self, spec: &CrateSpec) -> Switch {
         match spec.peer {
-            Peer::Tokio => Switch::Rename,
+            Peer::Tokio | Peer::ParkingLot => Switch::Rename,
             Peer::Loom => self.switch.unwrap_or(spec.switch),
         }
     }

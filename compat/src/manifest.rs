@@ -331,6 +331,18 @@ features = ["sim", "futures", "checkpoint"]
     }
 
     #[test]
+    fn a_parking_lot_crate_gets_samaritan_parking_lot() {
+        let published =
+            "[package]\nname = \"q\"\n\n[dependencies.parking_lot]\nversion = \"0.12\"\nfeatures = [\"arc_lock\"]\n";
+        let (text, renamed) = for_samaritan(published, Path::new("/s"), Switch::Rename, Peer::ParkingLot).unwrap();
+        assert_eq!(
+            text,
+            "[package]\nname = \"q\"\n\n[dependencies.parking_lot]\npackage = \"samaritan-parking_lot\"\npath = \"/s/parking_lot\"\nfeatures = [\"sim\", \"arc_lock\"]\n\n[workspace]\n"
+        );
+        assert_eq!(renamed, ["dependencies.parking_lot"]);
+    }
+
+    #[test]
     fn tokio_util_and_tokio_stream_switch_with_tokio_in_their_own_series_only() {
         let published = "[package]\nname = \"q\"\n\n[dependencies]\ntokio = \"1\"\ntokio-util = { version = \"0.7.1\", features = [\"codec\"] }\n\n[dev-dependencies]\nold = { package = \"tokio-util\", version = \"0.6\" }\ntokio-stream = \"0.1.14\"\n";
         let (text, renamed) = for_samaritan(published, Path::new("/s"), Switch::Rename, Peer::Tokio).unwrap();

@@ -57,6 +57,9 @@ pub(crate) enum Peer {
     Loom,
     /// tokio, replaced by samaritan-tokio (its `sim` feature on).
     Tokio,
+    /// parking_lot, replaced by samaritan-parking_lot (its `sim` feature
+    /// on).
+    ParkingLot,
 }
 
 impl Peer {
@@ -65,6 +68,7 @@ impl Peer {
         match self {
             Peer::Loom => "loom",
             Peer::Tokio => "tokio",
+            Peer::ParkingLot => "parking_lot",
         }
     }
 
@@ -73,6 +77,7 @@ impl Peer {
         match self {
             Peer::Loom => "samaritan-loom",
             Peer::Tokio => "samaritan-tokio",
+            Peer::ParkingLot => "samaritan-parking_lot",
         }
     }
 
@@ -81,6 +86,7 @@ impl Peer {
         match self {
             Peer::Loom => "loom",
             Peer::Tokio => "tokio",
+            Peer::ParkingLot => "parking_lot",
         }
     }
 
@@ -89,7 +95,7 @@ impl Peer {
     /// directory, the one version series it stands in for)`.
     pub(crate) fn companions(self) -> &'static [Companion] {
         match self {
-            Peer::Loom => &[],
+            Peer::Loom | Peer::ParkingLot => &[],
             Peer::Tokio => &[
                 Companion { name: "tokio-util", package: "samaritan-tokio-util", dir: "tokio-util", series: "0.7" },
                 Companion {
@@ -185,10 +191,11 @@ fn entry(t: &Table) -> Result<CrateSpec, String> {
     let peer = match string("peer").transpose()?.as_deref() {
         None | Some("loom") => Peer::Loom,
         Some("tokio") => Peer::Tokio,
-        Some(other) => return Err(format!("`peer` is `loom` or `tokio`, not `{other}`")),
+        Some("parking_lot") => Peer::ParkingLot,
+        Some(other) => return Err(format!("`peer` is `loom`, `tokio` or `parking_lot`, not `{other}`")),
     };
-    if peer == Peer::Tokio && switch == Switch::Patch {
-        return Err("`switch = \"patch\"` is for loom crates; a tokio crate is renamed".to_string());
+    if peer != Peer::Loom && switch == Switch::Patch {
+        return Err(format!("`switch = \"patch\"` is for loom crates; a {} crate is renamed", peer.name()));
     }
     let mut env = Vec::new();
     if let Some(item) = t.get("env") {
@@ -281,7 +288,7 @@ peer = "tokio"
         let err = parse("[[crate]]\nname = \"a\"\nversion = \"1\"\nswitch = \"copy\"\n").unwrap_err();
         assert_eq!(err.to_string(), "[[crate]] #1: `switch` is `rename` or `patch`, not `copy`");
         let err = parse("[[crate]]\nname = \"a\"\nversion = \"1\"\npeer = \"std\"\n").unwrap_err();
-        assert_eq!(err.to_string(), "[[crate]] #1: `peer` is `loom` or `tokio`, not `std`");
+        assert_eq!(err.to_string(), "[[crate]] #1: `peer` is `loom`, `tokio` or `parking_lot`, not `std`");
         let err =
             parse("[[crate]]\nname = \"a\"\nversion = \"1\"\npeer = \"tokio\"\nswitch = \"patch\"\n").unwrap_err();
         assert_eq!(err.to_string(), "[[crate]] #1: `switch = \"patch\"` is for loom crates; a tokio crate is renamed");
