@@ -1,0 +1,60 @@
+//! crossbeam for production and, under the `sim` feature, crossbeam's
+//! channels, `select!` and `Backoff` on samaritan's explorer: a drop-in
+//! for crossbeam users.
+//!
+//! # Switching
+//!
+//! ```toml
+//! [dependencies]
+//! crossbeam = { package = "samaritan-crossbeam", path = "../samaritan/crossbeam" }
+//!
+//! [dev-dependencies]
+//! crossbeam = { package = "samaritan-crossbeam", path = "../samaritan/crossbeam", features = ["sim"] }
+//! samaritan = { path = "../samaritan", features = ["sim"] }
+//! ```
+//!
+//! This crate mirrors the `crossbeam` umbrella crate; the per-crate names
+//! (`crossbeam-channel`, `crossbeam-utils`) are not shipped: rename
+//! `crossbeam-channel = { package = "samaritan-crossbeam" }` and write
+//! `crossbeam_channel::` as `crossbeam_channel::channel::`, or depend on
+//! the umbrella. Without `sim` every item is crossbeam's, re-exported.
+//! With `sim`:
+//!
+//! - `channel` is samaritan's model: `bounded` (including zero capacity,
+//!   a rendezvous), `unbounded`, `after`, `at`, `tick` and `never` on the
+//!   virtual clock, every send, receive and timeout a scheduling point,
+//!   and `select!`'s choice among ready operations an explored choice.
+//! - `utils::Backoff`'s `spin` and `snooze` yield, so a spin loop is seen
+//!   (and ended) by the fair scheduler.
+//! - `atomic`, `deque`, `epoch`, `queue`, `sync`, `utils::CachePadded`
+//!   and `thread`/`scope` stay crossbeam's own: their operations are not
+//!   scheduling points (a `scope`'s threads are real threads, outside the
+//!   exploration).
+//!
+//! ```
+//! extern crate samaritan_crossbeam as crossbeam;
+//! use crossbeam::channel::{bounded, select};
+//!
+//! let (tx, rx) = bounded(1);
+//! std::thread::spawn(move || tx.send(7).unwrap());
+//! select! {
+//!     recv(rx) -> msg => assert_eq!(msg, Ok(7)),
+//! }
+//! ```
+
+#[cfg(feature = "sim")]
+mod macros;
+#[cfg(feature = "sim")]
+mod sim;
+
+#[cfg(not(feature = "sim"))]
+pub use crossbeam::*;
+#[cfg(feature = "sim")]
+pub use crossbeam::{atomic, deque, epoch, queue, scope, sync, thread};
+#[cfg(feature = "sim")]
+pub use sim::{channel, utils};
+
+/// Waits on several channel operations at once (crossbeam's `select!`;
+/// under `sim`, the choice among ready operations is explored).
+#[cfg(feature = "sim")]
+pub use crate::__samaritan_crossbeam_select as select;

@@ -1,0 +1,10 @@
+//! crossbeam's channels and `Backoff` on samaritan's primitives (the
+//! `sim` feature).
+//!
+//! Invariant: every blocking operation reaches samaritan through one of
+//! its primitives (`Mutex`, `Condvar`, `thread::sleep`, `yield_now`) or
+//! its explored choice, so the explorer sees it; the public methods that
+//! block are `#[track_caller]`, so traces name the user's line.
+
+pub mod channel;
+pub mod utils;

@@ -1,0 +1,136 @@
+//! crossbeam's channel API as its users call it, on real threads:
+//! production runs it on crossbeam, `sim` on samaritan's models outside
+//! an exploration, and both must agree.
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use samaritan_crossbeam::channel::{
+    after, bounded, never, tick, unbounded, RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError,
+    TrySendError,
+};
+use samaritan_crossbeam::select;
+use samaritan_crossbeam::utils::Backoff;
+
+#[test]
+fn bounded_and_unbounded_channels_send_receive_and_disconnect() {
+    let (tx, rx) = bounded(2);
+    tx.send(1).unwrap();
+    tx.try_send(2).unwrap();
+    assert_eq!(tx.try_send(3), Err(TrySendError::Full(3)));
+    assert_eq!((tx.len(), tx.capacity(), tx.is_full(), rx.is_empty()), (2, Some(2), true, false));
+    assert_eq!(tx.send_timeout(3, Duration::from_millis(5)), Err(SendTimeoutError::Timeout(3)));
+    let rx2 = rx.clone();
+    assert_eq!((rx.recv(), rx2.try_recv()), (Ok(1), Ok(2)));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+    assert_eq!(rx.recv_timeout(Duration::from_millis(5)), Err(RecvTimeoutError::Timeout));
+    drop(tx);
+    assert_eq!((rx.recv(), rx2.try_recv()), (Err(RecvError), Err(TryRecvError::Disconnected)));
+
+    let (tx, rx) = unbounded();
+    let senders: Vec<_> = (0..3)
+        .map(|i| {
+            let tx = tx.clone();
+            thread::spawn(move || tx.send(i).unwrap())
+        })
+        .collect();
+    drop(tx);
+    for s in senders {
+        s.join().unwrap();
+    }
+    let mut got: Vec<i32> = rx.iter().collect();
+    got.sort();
+    assert_eq!((got, rx.capacity()), (vec![0, 1, 2], None));
+    let (tx, rx) = unbounded::<u8>();
+    drop(rx);
+    assert_eq!((tx.send(1), tx.try_send(2)), (Err(SendError(1)), Err(TrySendError::Disconnected(2))));
+}
+
+#[test]
+fn a_zero_capacity_channel_is_a_rendezvous() {
+    let (tx, rx) = bounded(0);
+    assert_eq!(tx.try_send(1), Err(TrySendError::Full(1)));
+    assert_eq!((tx.len(), tx.capacity(), tx.is_full()), (0, Some(0), true));
+    let t = thread::spawn(move || {
+        tx.send(5).unwrap();
+        tx.send_timeout(6, Duration::from_millis(5))
+    });
+    assert_eq!(rx.recv(), Ok(5));
+    // Nobody receives the second within its time.
+    assert_eq!(t.join().unwrap(), Err(SendTimeoutError::Timeout(6)));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+}
+
+#[test]
+fn select_takes_a_ready_operation_or_the_default() {
+    let (tx1, rx1) = unbounded();
+    let (tx2, rx2) = unbounded::<i32>();
+    tx1.send(10).unwrap();
+    let got = select! {
+        recv(rx1) -> msg => msg.unwrap(),
+        recv(rx2) -> msg => msg.unwrap() * 100,
+    };
+    assert_eq!(got, 10);
+    let waited = select! {
+        recv(rx1) -> _ => "rx1",
+        recv(rx2) -> _ => "rx2",
+        default(Duration::from_millis(5)) => "timeout",
+    };
+    assert_eq!(waited, "timeout");
+    let mut sent = 0;
+    for _ in 0..2 {
+        select! {
+            send(tx2, 7) -> res => { res.unwrap(); sent += 1 }
+            default => unreachable!(),
+        }
+    }
+    assert_eq!((sent, rx2.len()), (2, 2));
+    drop(tx1);
+    // A disconnected channel is ready: its receive fails.
+    select! {
+        recv(rx1) -> msg => assert_eq!(msg, Err(RecvError)),
+    }
+    // `break` in an arm leaves the user's loop.
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        select! {
+            recv(rx2) -> _ => continue,
+            default => break,
+        }
+    }
+    assert_eq!(rounds, 3);
+}
+
+#[test]
+fn time_channels_deliver_on_time_and_never_never_does() {
+    let start = Instant::now();
+    let timer = after(Duration::from_millis(5));
+    assert!(timer.recv().unwrap() >= start + Duration::from_millis(5));
+    assert_eq!(timer.recv_timeout(Duration::from_millis(5)), Err(RecvTimeoutError::Timeout));
+    let ticker = tick(Duration::from_millis(2));
+    let (a, b) = (ticker.recv().unwrap(), ticker.recv().unwrap());
+    assert!(b > a);
+    let quiet = never::<u8>();
+    assert_eq!(quiet.try_recv(), Err(TryRecvError::Empty));
+    assert_eq!(quiet.recv_timeout(Duration::from_millis(1)), Err(RecvTimeoutError::Timeout));
+    let fired = select! {
+        recv(quiet) -> _ => false,
+        recv(after(Duration::from_millis(1))) -> _ => true,
+    };
+    assert!(fired);
+}
+
+#[test]
+fn backoff_completes_after_its_steps() {
+    let backoff = Backoff::new();
+    let mut steps = 0;
+    while !backoff.is_completed() {
+        backoff.snooze();
+        steps += 1;
+    }
+    assert!(steps > 0);
+    backoff.reset();
+    backoff.spin();
+    assert!(!backoff.is_completed());
+}

@@ -1,0 +1,146 @@
+//! Explorations of programs written against crossbeam's channel API: a
+//! channel deadlock found with a token that replays it, its fixed twin
+//! exhausted, and `select!`'s choice and time channels explored.
+
+use std::collections::BTreeSet;
+use std::sync::Mutex as StdMutex;
+use std::time::Duration;
+
+use samaritan::sync::atomic::{AtomicBool, Ordering};
+use samaritan::sync::Arc;
+use samaritan::{thread, Builder, Outcome, SearchStrategy};
+use samaritan_crossbeam::channel::{after, bounded, unbounded};
+use samaritan_crossbeam::select;
+use samaritan_crossbeam::utils::Backoff;
+
+fn dfs() -> Builder {
+    Builder::new().strategy(SearchStrategy::Dfs).persist(false).progress(false)
+}
+
+/// Asserts that DFS passes `f` after exactly `executions` executions and
+/// covers the whole space.
+#[track_caller]
+fn check_exhausts(f: impl Fn() + Send + Sync + 'static, executions: u64) {
+    let report = dfs().explore(f).unwrap();
+    assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, executions, true), "{report}");
+}
+
+/// As [`check_exhausts`], with DPOR.
+#[track_caller]
+fn check_dpor_exhausts(f: impl Fn() + Send + Sync + 'static, executions: u64) {
+    let report = dfs().strategy(SearchStrategy::Dpor).explore(f).unwrap();
+    assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, executions, true), "{report}");
+}
+
+/// A worker answers each request on a rendezvous channel; `answer_first`
+/// makes main wait for an answer before it sends its request (each side
+/// waits for the other).
+fn request_reply(answer_first: bool) {
+    let (requests, incoming) = bounded::<u32>(0);
+    let (replies, answers) = bounded::<u32>(0);
+    let worker = thread::spawn(move || {
+        for n in incoming.iter() {
+            replies.send(n * 2).unwrap();
+        }
+    });
+    if answer_first {
+        let _ = answers.recv();
+    }
+    requests.send(21).unwrap();
+    assert_eq!(answers.recv(), Ok(42));
+    drop(requests);
+    worker.join().unwrap();
+}
+
+#[test]
+fn two_sides_waiting_for_each_other_deadlock_and_the_token_replays() {
+    let report = dfs().explore(|| request_reply(true)).unwrap();
+    let Outcome::Deadlock(deadlock) = &report.outcome else { panic!("{report}") };
+    let text = report.to_string();
+    assert_eq!(deadlock.blocked.len(), 2, "{text}");
+    let line = include_str!("explore.rs").lines().position(|l| l.ends_with("let _ = answers.recv();")).unwrap() + 1;
+    assert!(text.contains(&format!("crossbeam/tests/explore.rs:{line}:")), "main's receive is named: {text}");
+    let again = dfs().replay(report.token().unwrap(), || request_reply(true)).unwrap();
+    assert!(matches!(again.outcome, Outcome::Deadlock(_)), "{again}");
+    check_exhausts(|| request_reply(false), 1792);
+}
+
+#[test]
+fn select_explores_every_ready_operation() {
+    let seen = Arc::new(StdMutex::new(BTreeSet::new()));
+    let s = seen.clone();
+    check_exhausts(
+        move || {
+            let (a, ra) = unbounded();
+            let (b, rb) = unbounded();
+            a.send('a').unwrap();
+            b.send('b').unwrap();
+            let first = select! {
+                recv(ra) -> m => m.unwrap(),
+                recv(rb) -> m => m.unwrap(),
+            };
+            s.lock().unwrap().insert(first);
+        },
+        2,
+    );
+    assert_eq!(*seen.lock().unwrap(), BTreeSet::from(['a', 'b']));
+}
+
+#[test]
+fn a_select_with_a_timeout_channel_sees_the_message_or_the_timeout() {
+    let seen = Arc::new(StdMutex::new(BTreeSet::new()));
+    let s = seen.clone();
+    let report = dfs()
+        .explore(move || {
+            let (tx, rx) = unbounded();
+            let t = thread::spawn(move || tx.send(1).unwrap());
+            let got = select! {
+                recv(rx) -> m => m.ok(),
+                recv(after(Duration::from_secs(1))) -> _ => None,
+            };
+            t.join().unwrap();
+            s.lock().unwrap().insert(got);
+        })
+        .unwrap();
+    assert_eq!((&report.outcome, report.exhausted), (&Outcome::Pass, true), "{report}");
+    assert_eq!(*seen.lock().unwrap(), BTreeSet::from([None, Some(1)]));
+}
+
+#[test]
+fn a_backoff_spin_loop_ends_under_the_fair_scheduler() {
+    check_exhausts(
+        || {
+            let flag = Arc::new(AtomicBool::new(false));
+            let other = flag.clone();
+            let t = thread::spawn(move || other.store(true, Ordering::SeqCst));
+            let backoff = Backoff::new();
+            while !flag.load(Ordering::SeqCst) {
+                backoff.snooze();
+            }
+            t.join().unwrap();
+        },
+        5,
+    );
+}
+
+#[test]
+fn a_rendezvous_between_two_selects_completes() {
+    // DFS runs 1,408,676 executions of this (every order of the selects'
+    // lock steps); DPOR one per order of the dependent ones.
+    check_dpor_exhausts(
+        || {
+            let (tx, rx) = bounded::<u8>(0);
+            let t = thread::spawn(move || {
+                select! {
+                    send(tx, 1) -> res => res.unwrap(),
+                }
+            });
+            let got = select! {
+                recv(rx) -> m => m.unwrap(),
+            };
+            assert_eq!(got, 1);
+            t.join().unwrap();
+        },
+        890,
+    );
+}
