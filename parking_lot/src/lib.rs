@@ -47,9 +47,11 @@
 //! # What does not map under `sim`
 //!
 //! - The `lock_api` layer (`lock_api::Mutex<R, T>` with a raw lock of
-//!   one's own, `RawMutex`, `Mutex::raw`, `force_unlock`, `data_ptr`) and
-//!   the `arc_lock` guards (`ArcMutexGuard`): the features are accepted,
-//!   the items are production only.
+//!   one's own, `Mutex::raw`, `force_unlock`, `data_ptr`; `RawMutex` is
+//!   only a name for `ArcMutexGuard<RawMutex, T>`) and, of the `arc_lock`
+//!   guards, all but `Mutex::lock_arc`'s `ArcMutexGuard`
+//!   (`ArcRwLock*Guard`, `ArcReentrantMutexGuard`).
+//! - Guards are `Send` (parking_lot's are only with `send_guard`).
 //! - `FairMutex` is `Mutex` and `unlock_fair` an unlock: the explorer
 //!   also runs the schedules where another thread takes the lock before
 //!   the waiter it would have been handed to.

@@ -148,3 +148,18 @@ fn a_once_runs_its_closure_once_and_says_so() {
     once.call_once_force(|_| runs += 1);
     assert_eq!((runs, once.state(), once.state().done(), once.state().poisoned()), (1, OnceState::Done, true, false));
 }
+
+#[cfg(feature = "arc_lock")]
+#[test]
+fn an_arc_guard_holds_its_mutex_s_arc() {
+    use samaritan_parking_lot::{ArcMutexGuard, RawMutex};
+
+    let m = Arc::new(Mutex::new(vec![1]));
+    let mut guard: ArcMutexGuard<RawMutex, Vec<i32>> = m.lock_arc();
+    guard.push(2);
+    assert!(Arc::ptr_eq(ArcMutexGuard::mutex(&guard), &m) && m.try_lock_arc().is_none());
+    // The guard outlives the borrow it came from.
+    let kept = move || guard;
+    drop(kept());
+    assert_eq!(*m.try_lock_arc().expect("free again"), [1, 2]);
+}

@@ -5,12 +5,16 @@
 //! so the explorer sees it; each public method that takes a lock or
 //! waits is `#[track_caller]`, so traces name the user's line.
 
+#[cfg(feature = "arc_lock")]
+mod arc_guard;
 mod condvar;
 mod mutex;
 mod once;
 mod reentrant;
 mod rwlock;
 
+#[cfg(feature = "arc_lock")]
+pub use arc_guard::{ArcMutexGuard, RawMutex};
 pub use condvar::{Condvar, WaitTimeoutResult};
 pub use mutex::{const_fair_mutex, const_mutex, FairMutex, FairMutexGuard, MappedMutexGuard, Mutex, MutexGuard};
 pub use once::{Once, OnceState};

@@ -113,6 +113,12 @@ impl<T: ?Sized> Mutex<T> {
         self.try_lock().is_none()
     }
 
+    /// samaritan's mutex inside.
+    #[cfg_attr(not(feature = "arc_lock"), allow(dead_code))]
+    pub(crate) fn raw(&self) -> &sync::Mutex<T> {
+        &self.inner
+    }
+
     /// The value, through `&mut self` (no lock needed).
     pub fn get_mut(&mut self) -> &mut T {
         unpoisoned(self.inner.get_mut())
