@@ -147,6 +147,36 @@ fn builder(path: &str, settings: &[Setting]) -> crate::Builder {
     b
 }
 
+/// An index in `0..n` (`n > 0`) for a choice a real crate leaves to
+/// chance (the branch a `select!` takes among ready ones): inside an
+/// exploration an explored choice, outside one a per-thread xorshift
+/// generator seeded from std's `RandomState`, as the real crates pick.
+/// Used by samaritan's drop-in crates.
+#[cfg(feature = "sim")]
+#[track_caller]
+pub fn pick(n: usize) -> usize {
+    use std::cell::Cell;
+    use std::hash::{BuildHasher, RandomState};
+
+    if n <= 1 {
+        return 0;
+    }
+    if samaritan_sim::rt::active() {
+        return samaritan_sim::rt::choose(n);
+    }
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new(RandomState::new().hash_one(0u8) | 1);
+    }
+    STATE.with(|s| {
+        let mut x = s.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        s.set(x);
+        (x % n as u64) as usize
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

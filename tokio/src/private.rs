@@ -1,10 +1,6 @@
 //! What the code `#[tokio::test]` and `select!` generate calls under
 //! `sim`: not an API, and hidden from the documentation (`__private`).
 
-use std::cell::Cell;
-use std::collections::hash_map::RandomState;
-use std::hash::BuildHasher;
-
 pub use samaritan;
 /// tokio itself, for the tests that compare this crate's types with its.
 pub use tokio;
@@ -42,26 +38,10 @@ pub fn select_start(disabled: &[bool], biased: bool) -> usize {
         let enabled: Vec<usize> = (0..disabled.len()).filter(|&i| !disabled[i]).collect();
         return match enabled.len() {
             0 => 0,
-            1 => enabled[0],
-            n => enabled[samaritan_sim::rt::choose(n)],
+            n => enabled[samaritan::__private::pick(n)],
         };
     }
-    random_below(disabled.len())
+    samaritan::__private::pick(disabled.len())
 }
 
-/// A number in `0..n` from a per-thread xorshift generator seeded from
-/// std's `RandomState` (n > 0).
-fn random_below(n: usize) -> usize {
-    thread_local! {
-        static STATE: Cell<u64> = Cell::new(RandomState::new().hash_one(0u8) | 1);
-    }
-    STATE.with(|s| {
-        let mut x = s.get();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        s.set(x);
-        (x % n as u64) as usize
-    })
-}
 pub use samaritan_macros::tokio_select as select_expand;

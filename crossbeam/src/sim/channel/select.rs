@@ -11,8 +11,6 @@
 //! - Among the ready operations the one taken is `rt::choose`'s inside an
 //!   exploration (every ready operation is explored), random outside.
 
-use std::cell::Cell;
-use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -90,29 +88,6 @@ impl<T> Op for Sender<T> {
     }
 }
 
-/// A number in `0..n` (n > 0): explored inside an exploration, from a
-/// per-thread xorshift generator outside.
-#[track_caller]
-fn choose(n: usize) -> usize {
-    if n == 1 {
-        return 0;
-    }
-    if samaritan_sim::rt::active() {
-        return samaritan_sim::rt::choose(n);
-    }
-    thread_local! {
-        static STATE: Cell<u64> = Cell::new(RandomState::new().hash_one(0u8) | 1);
-    }
-    STATE.with(|s| {
-        let mut x = s.get();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        s.set(x);
-        (x % n as u64) as usize
-    })
-}
-
 #[doc(hidden)]
 pub mod __private {
     //! The items `select!` expands to; not part of the API.
@@ -181,7 +156,7 @@ pub mod __private {
             loop {
                 let ready: Vec<usize> = (0..self.ops.len()).filter(|&i| self.ops[i].ready()).collect();
                 if !ready.is_empty() {
-                    let i = ready[choose(ready.len())];
+                    let i = ready[samaritan::__private::pick(ready.len())];
                     if self.ops[i].reserve() {
                         return i;
                     }
