@@ -26,10 +26,12 @@
 //!   and `select!`'s choice among ready operations an explored choice.
 //! - `utils::Backoff`'s `spin` and `snooze` yield, so a spin loop is seen
 //!   (and ended) by the fair scheduler.
-//! - `atomic`, `deque`, `epoch`, `queue`, `sync`, `utils::CachePadded`
-//!   and `thread`/`scope` stay crossbeam's own: their operations are not
-//!   scheduling points (a `scope`'s threads are real threads, outside the
-//!   exploration).
+//! - `queue::{ArrayQueue, SegQueue}` and `atomic::AtomicCell` are
+//!   sequentially consistent models: each operation one step under a
+//!   samaritan mutex (`AtomicCell::is_lock_free` says `false`).
+//! - `deque`, `epoch`, `sync`, `utils::CachePadded` and `thread`/`scope`
+//!   stay crossbeam's own: their operations are not scheduling points (a
+//!   `scope`'s threads are real threads, outside the exploration).
 //!
 //! ```
 //! extern crate samaritan_crossbeam as crossbeam;
@@ -50,9 +52,9 @@ mod sim;
 #[cfg(not(feature = "sim"))]
 pub use crossbeam::*;
 #[cfg(feature = "sim")]
-pub use crossbeam::{atomic, deque, epoch, queue, scope, sync, thread};
+pub use crossbeam::{deque, epoch, scope, sync, thread};
 #[cfg(feature = "sim")]
-pub use sim::{channel, utils};
+pub use sim::{atomic, channel, queue, utils};
 
 /// Waits on several channel operations at once (crossbeam's `select!`;
 /// under `sim`, the choice among ready operations is explored).

@@ -134,3 +134,44 @@ fn backoff_completes_after_its_steps() {
     backoff.spin();
     assert!(!backoff.is_completed());
 }
+
+#[test]
+fn queues_and_atomic_cells_do_what_crossbeam_s_do() {
+    use samaritan_crossbeam::atomic::AtomicCell;
+    use samaritan_crossbeam::queue::{ArrayQueue, SegQueue};
+
+    let q = ArrayQueue::new(2);
+    assert_eq!((q.push(1), q.push(2), q.push(3)), (Ok(()), Ok(()), Err(3)));
+    assert_eq!((q.len(), q.capacity(), q.is_full(), q.is_empty()), (2, 2, true, false));
+    assert_eq!(q.force_push(4), Some(1));
+    assert_eq!((q.pop(), q.pop(), q.pop()), (Some(2), Some(4), None));
+    let s = SegQueue::new();
+    let pushers: Vec<_> = (0..3)
+        .map(|i| {
+            let s = &s;
+            move || s.push(i)
+        })
+        .collect();
+    thread::scope(|scope| {
+        for p in pushers {
+            scope.spawn(p);
+        }
+    });
+    let mut got: Vec<i32> = std::iter::from_fn(|| s.pop()).collect();
+    got.sort();
+    assert_eq!((got, s.is_empty()), (vec![0, 1, 2], true));
+
+    let cell = AtomicCell::new(10u64);
+    assert_eq!((cell.fetch_add(5), cell.fetch_sub(1), cell.load()), (10, 15, 14));
+    assert_eq!((cell.fetch_max(20), cell.fetch_min(3), cell.load()), (14, 20, 3));
+    assert_eq!((cell.fetch_or(4), cell.fetch_and(6), cell.fetch_xor(1), cell.load()), (3, 7, 6, 7));
+    assert_eq!((cell.compare_exchange(7, 8), cell.compare_exchange(7, 9)), (Ok(7), Err(8)));
+    assert_eq!(cell.fetch_update(|v| (v < 10).then_some(v * 2)), Ok(8));
+    assert_eq!(cell.fetch_update(|_| None), Err(16));
+    assert_eq!((cell.swap(1), cell.take(), cell.into_inner()), (16, 1, 0));
+    let flag = AtomicCell::new(false);
+    assert_eq!(
+        (flag.fetch_or(true), flag.fetch_and(false), flag.fetch_xor(true), flag.load()),
+        (false, true, false, true)
+    );
+}

@@ -144,3 +144,51 @@ fn a_rendezvous_between_two_selects_completes() {
         890,
     );
 }
+
+/// Two threads add 1 to an `AtomicCell`: with a load and a store
+/// (`racy`) or with `fetch_add`.
+fn add_twice(racy: bool) {
+    let cell = Arc::new(samaritan_crossbeam::atomic::AtomicCell::new(0u32));
+    let other = cell.clone();
+    let add = move |cell: &samaritan_crossbeam::atomic::AtomicCell<u32>| {
+        if racy {
+            cell.store(cell.load() + 1);
+        } else {
+            cell.fetch_add(1);
+        }
+    };
+    let t = thread::spawn(move || add(&other));
+    add(&cell);
+    t.join().unwrap();
+    assert_eq!(cell.load(), 2, "an increment was lost");
+}
+
+#[test]
+fn an_atomic_cell_s_load_and_store_lose_an_update_and_fetch_add_does_not() {
+    let report = dfs().explore(|| add_twice(true)).unwrap();
+    assert!(
+        matches!(&report.outcome, Outcome::Panic { message, .. } if message.contains("an increment was lost")),
+        "{report}"
+    );
+    assert!(dfs().replay(report.token().unwrap(), || add_twice(true)).unwrap().is_failure());
+    check_exhausts(|| add_twice(false), 2);
+}
+
+#[test]
+fn a_full_array_queue_refuses_and_a_pop_makes_room_in_every_order() {
+    let seen = Arc::new(StdMutex::new(BTreeSet::new()));
+    let s = seen.clone();
+    check_exhausts(
+        move || {
+            let q = Arc::new(samaritan_crossbeam::queue::ArrayQueue::new(1));
+            q.push(1).unwrap();
+            let other = q.clone();
+            let t = thread::spawn(move || other.pop());
+            let pushed = q.push(2).is_ok();
+            let popped = t.join().unwrap();
+            s.lock().unwrap().insert((pushed, popped));
+        },
+        2,
+    );
+    assert_eq!(*seen.lock().unwrap(), BTreeSet::from([(false, Some(1)), (true, Some(1))]));
+}

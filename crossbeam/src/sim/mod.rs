@@ -6,5 +6,7 @@
 //! its explored choice, so the explorer sees it; the public methods that
 //! block are `#[track_caller]`, so traces name the user's line.
 
+pub mod atomic;
 pub mod channel;
+pub mod queue;
 pub mod utils;
