@@ -29,9 +29,10 @@
 //! - `queue::{ArrayQueue, SegQueue}` and `atomic::AtomicCell` are
 //!   sequentially consistent models: each operation one step under a
 //!   samaritan mutex (`AtomicCell::is_lock_free` says `false`).
-//! - `deque`, `epoch`, `sync`, `utils::CachePadded` and `thread`/`scope`
-//!   stay crossbeam's own: their operations are not scheduling points (a
-//!   `scope`'s threads are real threads, outside the exploration).
+//! - `scope` and `thread` (`Scope::spawn`, `builder`, `ScopedJoinHandle`)
+//!   spawn samaritan's threads, so an exploration schedules them.
+//! - `deque`, `epoch`, `sync` and `utils::CachePadded` stay crossbeam's
+//!   own: their operations are not scheduling points.
 //!
 //! ```
 //! extern crate samaritan_crossbeam as crossbeam;
@@ -52,9 +53,11 @@ mod sim;
 #[cfg(not(feature = "sim"))]
 pub use crossbeam::*;
 #[cfg(feature = "sim")]
-pub use crossbeam::{deque, epoch, scope, sync, thread};
+pub use crossbeam::{deque, epoch, sync};
 #[cfg(feature = "sim")]
-pub use sim::{atomic, channel, queue, utils};
+pub use sim::thread::scope;
+#[cfg(feature = "sim")]
+pub use sim::{atomic, channel, queue, thread, utils};
 
 /// Waits on several channel operations at once (crossbeam's `select!`;
 /// under `sim`, the choice among ready operations is explored).

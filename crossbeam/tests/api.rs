@@ -175,3 +175,33 @@ fn queues_and_atomic_cells_do_what_crossbeam_s_do() {
         (false, true, false, true)
     );
 }
+
+#[test]
+fn scoped_threads_borrow_the_stack_and_report_panics() {
+    let mut counts = vec![0; 3];
+    let total = samaritan_crossbeam::scope(|s| {
+        for c in counts.iter_mut() {
+            s.spawn(move |s| {
+                *c += 1;
+                // A thread of the scope may spawn more.
+                s.spawn(|_| 1).join().unwrap()
+            });
+        }
+        let named = s.builder().name("named".to_string()).spawn(|_| thread_name()).unwrap();
+        named.join().unwrap()
+    })
+    .unwrap();
+    assert_eq!((counts, total.as_deref()), (vec![1, 1, 1], Some("named")));
+    let failed = samaritan_crossbeam::scope(|s| {
+        s.spawn(|_| panic!("in a scoped thread"));
+    });
+    assert!(failed.is_err());
+}
+
+/// The current thread's name (the drop-in's threads under `sim`).
+fn thread_name() -> Option<String> {
+    #[cfg(feature = "sim")]
+    return samaritan::thread::current().name().map(str::to_string);
+    #[cfg(not(feature = "sim"))]
+    return thread::current().name().map(str::to_string);
+}

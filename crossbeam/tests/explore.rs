@@ -192,3 +192,28 @@ fn a_full_array_queue_refuses_and_a_pop_makes_room_in_every_order() {
     );
     assert_eq!(*seen.lock().unwrap(), BTreeSet::from([(false, Some(1)), (true, Some(1))]));
 }
+
+#[test]
+fn scoped_threads_are_explored() {
+    // Two scoped threads add to a counter with a load and a store: the
+    // lost update is found, so their steps are scheduled.
+    let report = dfs()
+        .explore(|| {
+            let n = samaritan::sync::atomic::AtomicUsize::new(0);
+            samaritan_crossbeam::scope(|s| {
+                for _ in 0..2 {
+                    s.spawn(|_| {
+                        let seen = n.load(Ordering::SeqCst);
+                        n.store(seen + 1, Ordering::SeqCst);
+                    });
+                }
+            })
+            .unwrap();
+            assert_eq!(n.load(Ordering::SeqCst), 2, "an increment was lost");
+        })
+        .unwrap();
+    assert!(
+        matches!(&report.outcome, Outcome::Panic { message, .. } if message.contains("an increment was lost")),
+        "{report}"
+    );
+}

@@ -9,4 +9,5 @@
 pub mod atomic;
 pub mod channel;
 pub mod queue;
+pub mod thread;
 pub mod utils;

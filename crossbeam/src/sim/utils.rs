@@ -1,10 +1,16 @@
 //! `crossbeam::utils` under `sim`: `Backoff` yields, so spin loops are
-//! seen by the fair scheduler; `CachePadded` is crossbeam's own.
+//! seen by the fair scheduler; `CachePadded` is crossbeam's own;
+//! `thread` is [`crate::thread`].
 
 use std::cell::Cell;
 use std::fmt;
 
 pub use crossbeam::utils::CachePadded;
+
+/// Scoped threads (`crossbeam::utils::thread`), as `crossbeam::thread`.
+pub mod thread {
+    pub use super::super::thread::*;
+}
 
 /// The steps after which [`Backoff::is_completed`] says to block instead.
 const YIELD_LIMIT: u32 = 10;
