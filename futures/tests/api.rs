@@ -61,6 +61,10 @@ fn channels_are_sinks_and_streams() {
 #[test]
 fn a_oneshot_sends_once_or_is_canceled() {
     let (tx, mut rx) = oneshot::channel::<u8>();
+    assert_eq!(
+        (format!("{tx:?}"), format!("{rx:?}")),
+        ("Sender { complete: false }".into(), "Receiver { complete: false }".into())
+    );
     assert_eq!(rx.try_recv(), Ok(None));
     tx.send(7).unwrap();
     assert_eq!(rx.try_recv(), Ok(Some(7)));

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::{pin, Pin};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 pub use futures::channel::oneshot::Canceled;
@@ -23,12 +25,16 @@ use samaritan::sync::oneshot;
 /// ```
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     let (tx, rx) = oneshot::channel();
-    (Sender { inner: tx }, Receiver { inner: rx, done: false })
+    let complete = Arc::new(AtomicBool::new(false));
+    (Sender { inner: Some(tx), complete: complete.clone() }, Receiver { inner: rx, done: false, complete })
 }
 
 /// The sending side.
 pub struct Sender<T> {
-    inner: oneshot::Sender<T>,
+    /// `None` only while `send` consumes it.
+    inner: Option<oneshot::Sender<T>>,
+    /// futures' flag, shown by `Debug`: a value was sent, or a side went.
+    complete: Arc<AtomicBool>,
 }
 
 /// The receiving side: a future of the value, or [`Canceled`] if the
@@ -36,25 +42,46 @@ pub struct Sender<T> {
 pub struct Receiver<T> {
     inner: oneshot::Receiver<T>,
     done: bool,
+    complete: Arc<AtomicBool>,
+}
+
+impl<T> Sender<T> {
+    fn inner(&self) -> &oneshot::Sender<T> {
+        self.inner.as_ref().expect("a sender holds its channel until it sends")
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        self.complete.store(true, Ordering::SeqCst);
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        self.complete.store(true, Ordering::SeqCst);
+    }
 }
 
 impl<T> Sender<T> {
     /// Sends the value, or gives it back if the receiver is gone.
     #[track_caller]
-    pub fn send(self, value: T) -> Result<(), T> {
-        self.inner.send(value)
+    pub fn send(mut self, value: T) -> Result<(), T> {
+        self.complete.store(true, Ordering::SeqCst);
+        self.inner.take().expect("a sender holds its channel until it sends").send(value)
     }
 
     /// Whether the receiver is gone (or closed).
     #[track_caller]
     pub fn is_canceled(&self) -> bool {
-        self.inner.is_closed()
+        self.inner().is_closed()
     }
 
     /// Ready once the receiver is gone.
     #[track_caller]
     pub fn poll_canceled(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        pin!(self.inner.closed()).poll(cx)
+        let inner = self.inner.as_mut().expect("a sender holds its channel until it sends");
+        pin!(inner.closed()).poll(cx)
     }
 
     /// A future that completes once the receiver is gone.
@@ -65,7 +92,7 @@ impl<T> Sender<T> {
 
 impl<T> fmt::Debug for Sender<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad("Sender { .. }")
+        f.debug_struct("Sender").field("complete", &self.complete.load(Ordering::SeqCst)).finish()
     }
 }
 
@@ -93,6 +120,7 @@ impl<T> Receiver<T> {
     /// Closes the channel: the sender's `send` fails from now on.
     #[track_caller]
     pub fn close(&mut self) {
+        self.complete.store(true, Ordering::SeqCst);
         self.inner.close();
     }
 
@@ -140,6 +168,6 @@ impl<T> FusedFuture for Receiver<T> {
 
 impl<T> fmt::Debug for Receiver<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Receiver").field("terminated", &self.done).finish()
+        f.debug_struct("Receiver").field("complete", &self.complete.load(Ordering::SeqCst)).finish()
     }
 }
