@@ -25,7 +25,8 @@ printf '[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n[workspa
 src=$(cd "$work/fetch" && cargo metadata --format-version 1 2>/dev/null | python3 -c "import sys, json
 m = json.load(sys.stdin)
 print([p for p in m['packages'] if p['name'] == '$crate'][0]['manifest_path'].rsplit('/', 1)[0])")
-feats=$(printf '"%s",' $features)
+feats=""
+for f in $features; do feats="$feats\"$f\","; done
 for side in crate dropin; do
     mkdir -p "$work/$side/src" "$work/$side/tests" && touch "$work/$side/src/lib.rs"
     for t in "$@"; do cp "$src/tests/$t.rs" "$work/$side/tests/"; done

@@ -13,17 +13,21 @@
 //! samaritan = { path = "../samaritan", features = ["sim"] }
 //! ```
 //!
-//! This crate mirrors the `crossbeam` umbrella crate; the per-crate names
-//! (`crossbeam-channel`, `crossbeam-utils`) are not shipped: rename
-//! `crossbeam-channel = { package = "samaritan-crossbeam" }` and write
-//! `crossbeam_channel::` as `crossbeam_channel::channel::`, or depend on
-//! the umbrella. Without `sim` every item is crossbeam's, re-exported.
+//! This crate mirrors the `crossbeam` umbrella crate; for code written
+//! against `crossbeam_channel::`, `samaritan-crossbeam-channel` is the
+//! same channels under crossbeam-channel's name (`crossbeam-utils` has no
+//! such crate). Without `sim` every item is crossbeam's, re-exported.
 //! With `sim`:
 //!
 //! - `channel` is samaritan's model: `bounded` (including zero capacity,
 //!   a rendezvous), `unbounded`, `after`, `at`, `tick` and `never` on the
 //!   virtual clock, every send, receive and timeout a scheduling point,
-//!   and `select!`'s choice among ready operations an explored choice.
+//!   and `select!`'s choice among ready operations an explored choice
+//!   (`select_biased!` takes the first ready one). One difference from
+//!   crossbeam: a send on a zero-capacity channel waiting inside a
+//!   `select!` does not pair with a receiver's `try_recv` or with a
+//!   `select!` that has a `default` arm (only with a receive that waits),
+//!   where crossbeam's would hand the message over.
 //! - `utils::Backoff`'s `spin` and `snooze` yield, so a spin loop is seen
 //!   (and ended) by the fair scheduler.
 //! - `queue::{ArrayQueue, SegQueue}` and `atomic::AtomicCell` are
@@ -63,3 +67,7 @@ pub use sim::{atomic, channel, queue, thread, utils};
 /// under `sim`, the choice among ready operations is explored).
 #[cfg(feature = "sim")]
 pub use crate::__samaritan_crossbeam_select as select;
+
+/// As [`select!`], taking the first ready operation in the arms' order.
+#[cfg(feature = "sim")]
+pub use crate::__samaritan_crossbeam_select_biased as select_biased;

@@ -30,28 +30,28 @@ macro_rules! __samaritan_crossbeam_select {
     (@go $sel:ident ()) => {
         $crate::channel::__private::Pending::NotMine($sel.wait())
     };
-    (@go $sel:ident (recv($r:expr) -> $res:pat => $body:block, $($rest:tt)*)) => {
+    (@go $sel:ident (recv($r:expr $(,)?) -> $res:pat => $body:block, $($rest:tt)*)) => {
         $crate::__samaritan_crossbeam_select!(@recv $sel ($r) ($res) ($body) ($($rest)*))
     };
-    (@go $sel:ident (recv($r:expr) -> $res:pat => $body:block $($rest:tt)*)) => {
+    (@go $sel:ident (recv($r:expr $(,)?) -> $res:pat => $body:block $($rest:tt)*)) => {
         $crate::__samaritan_crossbeam_select!(@recv $sel ($r) ($res) ($body) ($($rest)*))
     };
-    (@go $sel:ident (recv($r:expr) -> $res:pat => $body:expr, $($rest:tt)*)) => {
+    (@go $sel:ident (recv($r:expr $(,)?) -> $res:pat => $body:expr, $($rest:tt)*)) => {
         $crate::__samaritan_crossbeam_select!(@recv $sel ($r) ($res) ($body) ($($rest)*))
     };
-    (@go $sel:ident (recv($r:expr) -> $res:pat => $body:expr)) => {
+    (@go $sel:ident (recv($r:expr $(,)?) -> $res:pat => $body:expr)) => {
         $crate::__samaritan_crossbeam_select!(@recv $sel ($r) ($res) ($body) ())
     };
-    (@go $sel:ident (send($s:expr, $v:expr) -> $res:pat => $body:block, $($rest:tt)*)) => {
+    (@go $sel:ident (send($s:expr, $v:expr $(,)?) -> $res:pat => $body:block, $($rest:tt)*)) => {
         $crate::__samaritan_crossbeam_select!(@send $sel ($s) ($v) ($res) ($body) ($($rest)*))
     };
-    (@go $sel:ident (send($s:expr, $v:expr) -> $res:pat => $body:block $($rest:tt)*)) => {
+    (@go $sel:ident (send($s:expr, $v:expr $(,)?) -> $res:pat => $body:block $($rest:tt)*)) => {
         $crate::__samaritan_crossbeam_select!(@send $sel ($s) ($v) ($res) ($body) ($($rest)*))
     };
-    (@go $sel:ident (send($s:expr, $v:expr) -> $res:pat => $body:expr, $($rest:tt)*)) => {
+    (@go $sel:ident (send($s:expr, $v:expr $(,)?) -> $res:pat => $body:expr, $($rest:tt)*)) => {
         $crate::__samaritan_crossbeam_select!(@send $sel ($s) ($v) ($res) ($body) ($($rest)*))
     };
-    (@go $sel:ident (send($s:expr, $v:expr) -> $res:pat => $body:expr)) => {
+    (@go $sel:ident (send($s:expr, $v:expr $(,)?) -> $res:pat => $body:expr)) => {
         $crate::__samaritan_crossbeam_select!(@send $sel ($s) ($v) ($res) ($body) ())
     };
     (@go $sel:ident (default => $body:block, $($rest:tt)*)) => {
@@ -66,17 +66,25 @@ macro_rules! __samaritan_crossbeam_select {
     (@go $sel:ident (default => $body:expr)) => {
         $crate::__samaritan_crossbeam_select!(@default $sel (::core::option::Option::None) ($body) ())
     };
-    (@go $sel:ident (default($t:expr) => $body:block, $($rest:tt)*)) => {
+    (@go $sel:ident (default() => $($rest:tt)*)) => {
+        $crate::__samaritan_crossbeam_select!(@go $sel (default => $($rest)*))
+    };
+    (@go $sel:ident (default($t:expr $(,)?) => $body:block, $($rest:tt)*)) => {
         $crate::__samaritan_crossbeam_select!(@default $sel (::core::option::Option::Some($t)) ($body) ($($rest)*))
     };
-    (@go $sel:ident (default($t:expr) => $body:block $($rest:tt)*)) => {
+    (@go $sel:ident (default($t:expr $(,)?) => $body:block $($rest:tt)*)) => {
         $crate::__samaritan_crossbeam_select!(@default $sel (::core::option::Option::Some($t)) ($body) ($($rest)*))
     };
-    (@go $sel:ident (default($t:expr) => $body:expr, $($rest:tt)*)) => {
+    (@go $sel:ident (default($t:expr $(,)?) => $body:expr, $($rest:tt)*)) => {
         $crate::__samaritan_crossbeam_select!(@default $sel (::core::option::Option::Some($t)) ($body) ($($rest)*))
     };
-    (@go $sel:ident (default($t:expr) => $body:expr)) => {
+    (@go $sel:ident (default($t:expr $(,)?) => $body:expr)) => {
         $crate::__samaritan_crossbeam_select!(@default $sel (::core::option::Option::Some($t)) ($body) ())
+    };
+    (@go $sel:ident ($($rest:tt)*)) => {
+        ::core::compile_error!(
+            "select!: expected `recv(r) -> pat => body`, `send(s, msg) -> pat => body`, `default => body` or `default(timeout) => body`, separated by commas"
+        )
     };
     (@recv $sel:ident ($r:expr) ($res:pat) ($body:expr) ($($rest:tt)*)) => {
         match &$r {
@@ -118,6 +126,16 @@ macro_rules! __samaritan_crossbeam_select {
             __other => __other,
         }
     }};
+    (@biased $($arms:tt)*) => {{
+        let mut __sel = $crate::channel::__private::Select::new();
+        __sel.biased();
+        match $crate::__samaritan_crossbeam_select!(@go __sel ($($arms)*)) {
+            $crate::channel::__private::Pending::Done(__value) => __value,
+            $crate::channel::__private::Pending::NotMine(_) => {
+                ::core::unreachable!("select! returned an operation no arm has")
+            }
+        }
+    }};
     ($($arms:tt)*) => {{
         #[allow(unused_mut)]
         let mut __sel = $crate::channel::__private::Select::new();
@@ -128,4 +146,29 @@ macro_rules! __samaritan_crossbeam_select {
             }
         }
     }};
+}
+
+/// As `select!`, but of the ready operations the first in the arms' order
+/// is taken (crossbeam's `select_biased!`): no choice is explored.
+///
+/// ```
+/// extern crate samaritan_crossbeam as crossbeam;
+/// use crossbeam::channel::unbounded;
+///
+/// let (a, ra) = unbounded();
+/// let (b, rb) = unbounded();
+/// a.send(1).unwrap();
+/// b.send(2).unwrap();
+/// let first = crossbeam::select_biased! {
+///     recv(ra) -> m => m.unwrap(),
+///     recv(rb) -> m => m.unwrap(),
+/// };
+/// assert_eq!(first, 1);
+/// ```
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __samaritan_crossbeam_select_biased {
+    ($($arms:tt)*) => {
+        $crate::__samaritan_crossbeam_select!(@biased $($arms)*)
+    };
 }

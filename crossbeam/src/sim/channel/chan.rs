@@ -33,8 +33,9 @@ pub(crate) struct State<T> {
     taken: u64,
     pub(crate) senders: usize,
     pub(crate) receivers: usize,
-    /// Receivers blocked in a receive, or selecting one, right now.
-    waiting_receivers: usize,
+    /// Receivers blocked in a receive, or selecting one, right now, by
+    /// thread: a select's own receive does not pair with its own send.
+    waiting_receivers: Vec<ThreadId>,
     /// Threads blocked on `changed` right now.
     blocked: usize,
     reserved: usize,
@@ -50,6 +51,13 @@ pub(crate) struct Chan<T> {
     changed: Condvar,
 }
 
+/// Removes one `thread` from `waiting`.
+fn remove_one(waiting: &mut Vec<ThreadId>, thread: ThreadId) {
+    if let Some(at) = waiting.iter().position(|t| *t == thread) {
+        waiting.swap_remove(at);
+    }
+}
+
 fn unpoisoned<G>(r: Result<G, PoisonError<G>>) -> G {
     r.unwrap_or_else(PoisonError::into_inner)
 }
@@ -59,11 +67,16 @@ impl<T> State<T> {
         self.cap == Some(0)
     }
 
-    /// Whether a send may go in now without waiting.
+    /// Whether a send may go in now without waiting: with capacity 0,
+    /// whether a receiver on another thread waits for it.
     fn has_room(&self) -> bool {
         match self.cap {
             None => true,
-            Some(0) => self.waiting_receivers > self.queue.len() + self.reserved,
+            Some(0) => {
+                let me = thread::current().id();
+                let others = self.waiting_receivers.iter().filter(|t| **t != me).count();
+                others > self.queue.len() + self.reserved
+            }
             Some(cap) => self.queue.len() + self.reserved < cap,
         }
     }
@@ -104,6 +117,20 @@ impl<T> State<T> {
     }
 }
 
+impl<T> Drop for State<T> {
+    /// Drops the messages left one at a time, front first; if one's
+    /// `Drop` panics, the ones after it leak (crossbeam's behaviour),
+    /// instead of a second panic aborting the process.
+    fn drop(&mut self) {
+        let mut left = std::mem::ManuallyDrop::new(std::mem::take(&mut self.queue));
+        while let Some((_, value)) = left.pop_front() {
+            drop(value);
+        }
+        // Only reached without a panic: the (empty) buffer is freed.
+        drop(std::mem::ManuallyDrop::into_inner(left));
+    }
+}
+
 impl<T> Chan<T> {
     pub(crate) fn new(cap: Option<usize>) -> Chan<T> {
         Chan {
@@ -114,7 +141,7 @@ impl<T> Chan<T> {
                 taken: 0,
                 senders: 1,
                 receivers: 1,
-                waiting_receivers: 0,
+                waiting_receivers: Vec::new(),
                 blocked: 0,
                 reserved: 0,
                 reserving: Vec::new(),
@@ -134,10 +161,17 @@ impl<T> Chan<T> {
     /// only when there is one).
     #[track_caller]
     pub(crate) fn notify(&self, state: &State<T>) {
+        self.notify_except(state, None);
+    }
+
+    /// As [`Chan::notify`], but not `except` (a selector registering must
+    /// not wake itself).
+    #[track_caller]
+    fn notify_except(&self, state: &State<T>, except: Option<&Arc<Signal>>) {
         if state.blocked > 0 {
             self.changed.notify_all();
         }
-        for s in &state.signals {
+        for s in state.signals.iter().filter(|s| except.is_none_or(|e| !Arc::ptr_eq(s, e))) {
             s.fire();
         }
     }
@@ -227,7 +261,7 @@ impl<T> Chan<T> {
         let mut st = self.lock();
         let rendezvous = st.is_rendezvous();
         if rendezvous {
-            st.waiting_receivers += 1;
+            st.waiting_receivers.push(thread::current().id());
             self.notify(&st);
         }
         let (mut st, _) = self.wait_while(st, deadline, |st| st.queue.is_empty() && st.senders > 0);
@@ -240,7 +274,7 @@ impl<T> Chan<T> {
             None => Err(RecvTimeoutError::Timeout),
         };
         if rendezvous {
-            st.waiting_receivers -= 1;
+            remove_one(&mut st.waiting_receivers, thread::current().id());
         }
         result
     }
@@ -354,13 +388,13 @@ impl<T> Chan<T> {
     #[track_caller]
     pub(crate) fn register(&self, signal: &Arc<Signal>, receiving: bool) {
         let mut st = self.lock();
+        st.signals.push(signal.clone());
         if receiving && st.is_rendezvous() {
-            st.waiting_receivers += 1;
+            st.waiting_receivers.push(thread::current().id());
             // A rendezvous sender may go on now; the selector's own signal
             // is not fired (it would wake itself).
-            self.notify(&st);
+            self.notify_except(&st, Some(signal));
         }
-        st.signals.push(signal.clone());
     }
 
     /// Undoes [`Chan::register`].
@@ -369,7 +403,7 @@ impl<T> Chan<T> {
         let mut st = self.lock();
         st.signals.retain(|s| !Arc::ptr_eq(s, signal));
         if receiving && st.is_rendezvous() {
-            st.waiting_receivers -= 1;
+            remove_one(&mut st.waiting_receivers, thread::current().id());
         }
     }
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 pub use crossbeam::channel::{RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError};
 
-pub use crate::select;
+pub use crate::{select, select_biased};
 #[doc(hidden)]
 pub use select::__private;
 

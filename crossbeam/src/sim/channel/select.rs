@@ -113,11 +113,17 @@ pub mod __private {
         ops: Vec<&'a dyn Op>,
         /// `Some(None)`: a `default` arm; `Some(Some(t))`: `default(t)`.
         default: Option<Option<Duration>>,
+        /// `select_biased!`: the first ready operation, no choice.
+        biased: bool,
     }
 
     impl std::fmt::Debug for Select<'_> {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.debug_struct("Select").field("ops", &self.ops.len()).field("default", &self.default).finish()
+            f.debug_struct("Select")
+                .field("ops", &self.ops.len())
+                .field("default", &self.default)
+                .field("biased", &self.biased)
+                .finish()
         }
     }
 
@@ -139,6 +145,12 @@ pub mod __private {
             self.ops.len() - 1
         }
 
+        /// Takes the first ready operation instead of choosing
+        /// (`select_biased!`).
+        pub fn biased(&mut self) {
+            self.biased = true;
+        }
+
         /// Adds the `default` arm (`Some(t)`: `default(t)`).
         pub fn default_arm(&mut self, timeout: Option<Duration>) {
             self.default = Some(timeout);
@@ -156,7 +168,7 @@ pub mod __private {
             loop {
                 let ready: Vec<usize> = (0..self.ops.len()).filter(|&i| self.ops[i].ready()).collect();
                 if !ready.is_empty() {
-                    let i = ready[samaritan::__private::pick(ready.len())];
+                    let i = if self.biased { ready[0] } else { ready[samaritan::__private::pick(ready.len())] };
                     if self.ops[i].reserve() {
                         return i;
                     }
@@ -170,11 +182,15 @@ pub mod __private {
                     op.register(&signal);
                 }
                 let until = self.ops.iter().filter_map(|op| op.deadline()).chain(deadline).min();
-                let timed_out = !self.ops.iter().any(|op| op.ready()) && signal.wait(until);
+                if !self.ops.iter().any(|op| op.ready()) {
+                    signal.wait(until);
+                }
                 for op in &self.ops {
                     op.unregister(&signal);
                 }
-                if timed_out && deadline.is_some_and(|d| Instant::now() >= d) && !self.ops.iter().any(|op| op.ready()) {
+                // Past the `default(timeout)` deadline with nothing ready
+                // (timed out, or woken by a change that readied nothing).
+                if deadline.is_some_and(|d| Instant::now() >= d) && !self.ops.iter().any(|op| op.ready()) {
                     return DEFAULT;
                 }
             }
