@@ -95,10 +95,9 @@ fn count(var: &str, value: &str) -> Result<u32, Error> {
 /// Shard `index` of `total`, with `index` counted from `base` (0 or 1).
 fn shard(index_var: &str, index: &str, total_var: &str, total: &str, base: u32) -> Result<Shard, Error> {
     let (i, n) = (number(index_var, index)?, count(total_var, total)?);
-    let first = if base == 0 { "0" } else { "1" };
     i.checked_sub(base).and_then(|i| Shard::new(i + 1, n)).ok_or_else(|| {
         problem(format!(
-            "{index_var}={i} is out of range for {total_var}={n} (the index counts from {first}, to {})",
+            "{index_var}={i} is out of range for {total_var}={n} (the index counts from {base}, to {})",
             n - 1 + base
         ))
     })
@@ -111,50 +110,50 @@ fn partial(set: &str, unset: &str) -> Error {
 
 type Get<'a> = dyn Fn(&str) -> Option<String> + 'a;
 
+/// The shard a runner's pair of variables gives: `index_var` (counted
+/// from `base`) of `total_var`; `None` when neither is set, an error when
+/// one is set without the other. Each runner's own exceptions come first.
+fn pair(get: &Get<'_>, index_var: &str, total_var: &str, base: u32) -> Result<Option<Shard>, Error> {
+    match (get(index_var), get(total_var)) {
+        (None, None) => Ok(None),
+        (Some(i), Some(n)) => shard(index_var, &i, total_var, &n, base).map(Some),
+        (Some(_), None) => Err(partial(index_var, total_var)),
+        (None, Some(_)) => Err(partial(total_var, index_var)),
+    }
+}
+
 /// Bazel's test sharding: `TEST_SHARD_INDEX` (from 0) of
 /// `TEST_TOTAL_SHARDS` (Bazel's test encyclopedia, "Test sharding").
 fn bazel(get: &Get<'_>) -> Result<Option<(Shard, ShardSource)>, Error> {
     let source = || ShardSource::Bazel { status_file: get("TEST_SHARD_STATUS_FILE").map(PathBuf::from) };
-    match (get("TEST_SHARD_INDEX"), get("TEST_TOTAL_SHARDS")) {
-        (None, None) => Ok(None),
-        (Some(i), Some(n)) => Ok(Some((shard("TEST_SHARD_INDEX", &i, "TEST_TOTAL_SHARDS", &n, 0)?, source()))),
-        (Some(_), None) => Err(partial("TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS")),
-        (None, Some(_)) => Err(partial("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX")),
-    }
+    Ok(pair(get, "TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", 0)?.map(|s| (s, source())))
 }
 
 /// GitLab's `parallel:`: `CI_NODE_INDEX` (from 1) of `CI_NODE_TOTAL`.
 /// GitLab sets `CI_NODE_TOTAL=1` in every job that is not parallel, with
 /// no index: that is the whole space.
 fn gitlab(get: &Get<'_>) -> Result<Option<(Shard, ShardSource)>, Error> {
-    match (get("CI_NODE_INDEX"), get("CI_NODE_TOTAL")) {
-        (None, None) => Ok(None),
-        (Some(i), Some(n)) => Ok(Some((shard("CI_NODE_INDEX", &i, "CI_NODE_TOTAL", &n, 1)?, ShardSource::GitLab))),
-        (Some(_), None) => Err(partial("CI_NODE_INDEX", "CI_NODE_TOTAL")),
-        (None, Some(n)) => match count("CI_NODE_TOTAL", &n)? {
-            1 => Ok(None),
-            _ => Err(partial("CI_NODE_TOTAL", "CI_NODE_INDEX")),
-        },
+    if let (None, Some(n)) = (get("CI_NODE_INDEX"), get("CI_NODE_TOTAL")) {
+        if count("CI_NODE_TOTAL", &n)? == 1 {
+            return Ok(None);
+        }
     }
+    Ok(pair(get, "CI_NODE_INDEX", "CI_NODE_TOTAL", 1)?.map(|s| (s, ShardSource::GitLab)))
 }
 
 /// A Kubernetes Indexed Job: `JOB_COMPLETION_INDEX` (from 0), of
 /// `SAMARITAN_SHARDS`, since Kubernetes does not tell a pod the job's
 /// completion count.
 fn kubernetes(get: &Get<'_>) -> Result<Option<(Shard, ShardSource)>, Error> {
-    match (get("JOB_COMPLETION_INDEX"), get(env::SHARDS)) {
-        (None, None) => Ok(None),
-        (Some(i), Some(n)) => {
-            Ok(Some((shard("JOB_COMPLETION_INDEX", &i, env::SHARDS, &n, 0)?, ShardSource::Kubernetes)))
-        }
-        (Some(_), None) => Err(problem(format!(
+    if let (Some(_), None) = (get("JOB_COMPLETION_INDEX"), get(env::SHARDS)) {
+        return Err(problem(format!(
             "JOB_COMPLETION_INDEX is set but {} is not (Kubernetes does not say how many completions the job \
              has: set {} to the job's `completions`)",
             env::SHARDS,
             env::SHARDS
-        ))),
-        (None, Some(_)) => Err(partial(env::SHARDS, "JOB_COMPLETION_INDEX")),
+        )));
     }
+    Ok(pair(get, "JOB_COMPLETION_INDEX", env::SHARDS, 0)?.map(|s| (s, ShardSource::Kubernetes)))
 }
 
 /// nextest's stress runs (`--stress-count N`): iteration
@@ -165,15 +164,12 @@ fn kubernetes(get: &Get<'_>) -> Result<Option<(Shard, ShardSource)>, Error> {
 /// whole space.
 fn nextest(get: &Get<'_>) -> Result<Option<(Shard, ShardSource)>, Error> {
     let set = |var: &str| get(var).filter(|v| v != "none");
-    match (set("NEXTEST_STRESS_CURRENT"), set("NEXTEST_STRESS_TOTAL")) {
-        (None, None) => Ok(None),
-        (Some(_), Some(n)) if n == "unknown" => Ok(None),
-        (Some(i), Some(n)) => {
-            Ok(Some((shard("NEXTEST_STRESS_CURRENT", &i, "NEXTEST_STRESS_TOTAL", &n, 0)?, ShardSource::Nextest)))
+    if let (Some(_), Some(n)) = (set("NEXTEST_STRESS_CURRENT"), set("NEXTEST_STRESS_TOTAL")) {
+        if n == "unknown" {
+            return Ok(None);
         }
-        (Some(_), None) => Err(partial("NEXTEST_STRESS_CURRENT", "NEXTEST_STRESS_TOTAL")),
-        (None, Some(_)) => Err(partial("NEXTEST_STRESS_TOTAL", "NEXTEST_STRESS_CURRENT")),
     }
+    Ok(pair(&set, "NEXTEST_STRESS_CURRENT", "NEXTEST_STRESS_TOTAL", 0)?.map(|s| (s, ShardSource::Nextest)))
 }
 
 /// Touches the file Bazel names in `TEST_SHARD_STATUS_FILE`, as its test
