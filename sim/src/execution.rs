@@ -793,15 +793,14 @@ impl Execution {
 
     fn choice_failure(&self, err: ChoiceError) -> Outcome {
         match err {
-            ChoiceError::Nondeterminism { mut detail } => {
-                detail.push_str(&self.unrestored_note().unwrap_or_default());
-                Outcome::Nondeterminism { step: self.steps, detail }
-            }
-            ChoiceError::OtherObjects => {
-                let mut detail = format!(
-                    "replaying the same prefix, the threads announced the same operations at the same places as before, on other objects (now {}); the objects came in another order, as when the test loops over a std `HashMap` or `HashSet` (whose order its `RandomState` draws afresh in every execution) or over values ordered by address: iterate a `samaritan::collections::HashMap` or `HashSet`, whose order is the same in every execution",
-                    self.enabled_operations()
-                );
+            ChoiceError::Nondeterminism { .. } | ChoiceError::OtherObjects => {
+                let mut detail = match err {
+                    ChoiceError::Nondeterminism { detail } => detail,
+                    _ => format!(
+                        "replaying the same prefix, the threads announced the same operations at the same places as before, on other objects (now {}); the objects came in another order, as when the test loops over a std `HashMap` or `HashSet` (whose order its `RandomState` draws afresh in every execution) or over values ordered by address: iterate a `samaritan::collections::HashMap` or `HashSet`, whose order is the same in every execution",
+                        self.enabled_operations()
+                    ),
+                };
                 detail.push_str(&self.unrestored_note().unwrap_or_default());
                 Outcome::Nondeterminism { step: self.steps, detail }
             }
