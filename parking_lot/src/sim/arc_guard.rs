@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use samaritan::sync;
 
-use super::mutex::{unpoisoned, Mutex};
+use super::mutex::{try_unpoisoned, unpoisoned, Mutex};
 
 /// parking_lot's raw mutex type, named only as `ArcMutexGuard`'s first
 /// parameter (`ArcMutexGuard<RawMutex, T>`); the `lock_api` layer does not
@@ -58,11 +58,7 @@ impl<T: ?Sized + 'static> Mutex<T> {
     /// Takes the lock through an `Arc` if it is free.
     #[track_caller]
     pub fn try_lock_arc(self: &Arc<Self>) -> Option<ArcMutexGuard<RawMutex, T>> {
-        let guard = match self.raw().try_lock() {
-            Ok(g) => g,
-            Err(sync::TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(sync::TryLockError::WouldBlock) => return None,
-        };
+        let guard = try_unpoisoned(self.raw().try_lock())?;
         // SAFETY: as in `lock_arc`.
         let guard = unsafe { std::mem::transmute::<sync::MutexGuard<'_, T>, sync::MutexGuard<'static, T>>(guard) };
         Some(ArcMutexGuard { guard: ManuallyDrop::new(guard), mutex: self.clone(), _raw: PhantomData })

@@ -13,7 +13,7 @@ use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 use std::time::{Duration, Instant};
 
-use samaritan::sync::{self, PoisonError, TryLockError};
+use samaritan::sync::{self, PoisonError, TryLockError, TryLockResult};
 
 /// A mutual exclusion lock, as parking_lot's: `lock` returns the guard
 /// itself, and nothing is poisoned.
@@ -60,6 +60,15 @@ pub(crate) fn unpoisoned<G>(result: Result<G, PoisonError<G>>) -> G {
     result.unwrap_or_else(PoisonError::into_inner)
 }
 
+/// A `try_lock`'s guard, poisoned or not; `None` if the lock is held.
+pub(crate) fn try_unpoisoned<G>(result: TryLockResult<G>) -> Option<G> {
+    match result {
+        Ok(guard) => Some(guard),
+        Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
+}
+
 impl<T> Mutex<T> {
     /// A new unlocked mutex holding `value`.
     pub const fn new(value: T) -> Mutex<T> {
@@ -82,11 +91,7 @@ impl<T: ?Sized> Mutex<T> {
     /// Takes the lock if it is free.
     #[track_caller]
     pub fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
-        match self.inner.try_lock() {
-            Ok(guard) => Some(MutexGuard { mutex: self, inner: Some(guard) }),
-            Err(TryLockError::Poisoned(p)) => Some(MutexGuard { mutex: self, inner: Some(p.into_inner()) }),
-            Err(TryLockError::WouldBlock) => None,
-        }
+        try_unpoisoned(self.inner.try_lock()).map(|guard| MutexGuard { mutex: self, inner: Some(guard) })
     }
 
     /// Takes the lock if it is free now or after `timeout` (on the
@@ -133,11 +138,12 @@ impl<T> From<T> for Mutex<T> {
 
 impl<T: ?Sized + fmt::Debug> fmt::Debug for Mutex<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.inner.try_lock() {
-            Ok(guard) => f.debug_struct("Mutex").field("data", &&*guard).finish(),
-            Err(TryLockError::Poisoned(p)) => f.debug_struct("Mutex").field("data", &&*p.into_inner()).finish(),
-            Err(TryLockError::WouldBlock) => f.debug_struct("Mutex").field("data", &format_args!("<locked>")).finish(),
-        }
+        let mut d = f.debug_struct("Mutex");
+        match try_unpoisoned(self.inner.try_lock()) {
+            Some(guard) => d.field("data", &&*guard),
+            None => d.field("data", &format_args!("<locked>")),
+        };
+        d.finish()
     }
 }
 

@@ -15,9 +15,9 @@ use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
-use samaritan::sync::{self, TryLockError};
+use samaritan::sync;
 
-use super::mutex::{unpoisoned, Held};
+use super::mutex::{try_unpoisoned, unpoisoned, Held};
 
 /// A reader-writer lock, as parking_lot's: guards returned directly, no
 /// poisoning, and an upgradable read.
@@ -71,11 +71,7 @@ impl<T: ?Sized> RwLock<T> {
     /// Takes a read lock if it can be had now.
     #[track_caller]
     pub fn try_read(&self) -> Option<RwLockReadGuard<'_, T>> {
-        match self.inner.try_read() {
-            Ok(inner) => Some(RwLockReadGuard { inner }),
-            Err(TryLockError::Poisoned(p)) => Some(RwLockReadGuard { inner: p.into_inner() }),
-            Err(TryLockError::WouldBlock) => None,
-        }
+        try_unpoisoned(self.inner.try_read()).map(|inner| RwLockReadGuard { inner })
     }
 
     /// Takes the exclusive write lock.
@@ -88,8 +84,8 @@ impl<T: ?Sized> RwLock<T> {
     /// Takes the write lock if it is free now.
     #[track_caller]
     pub fn try_write(&self) -> Option<RwLockWriteGuard<'_, T>> {
-        let token = try_lock(&self.upgrade)?;
-        let inner = try_write(&self.inner)?;
+        let token = try_unpoisoned(self.upgrade.try_lock())?;
+        let inner = try_unpoisoned(self.inner.try_write())?;
         Some(RwLockWriteGuard { lock: self, token: Some(token), inner: Some(inner) })
     }
 
@@ -104,12 +100,8 @@ impl<T: ?Sized> RwLock<T> {
     /// Takes an upgradable read lock if it can be had now.
     #[track_caller]
     pub fn try_upgradable_read(&self) -> Option<RwLockUpgradableReadGuard<'_, T>> {
-        let token = try_lock(&self.upgrade)?;
-        let inner = match self.inner.try_read() {
-            Ok(inner) => inner,
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(TryLockError::WouldBlock) => return None,
-        };
+        let token = try_unpoisoned(self.upgrade.try_lock())?;
+        let inner = try_unpoisoned(self.inner.try_read())?;
         Some(RwLockUpgradableReadGuard { lock: self, token: Some(token), inner: Some(inner) })
     }
 
@@ -126,24 +118,6 @@ impl<T: ?Sized> RwLock<T> {
     }
 }
 
-#[track_caller]
-fn try_lock(m: &sync::Mutex<()>) -> Option<Token<'_>> {
-    match m.try_lock() {
-        Ok(g) => Some(g),
-        Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
-        Err(TryLockError::WouldBlock) => None,
-    }
-}
-
-#[track_caller]
-fn try_write<T: ?Sized>(lock: &sync::RwLock<T>) -> Option<sync::RwLockWriteGuard<'_, T>> {
-    match lock.try_write() {
-        Ok(g) => Some(g),
-        Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
-        Err(TryLockError::WouldBlock) => None,
-    }
-}
-
 impl<T> From<T> for RwLock<T> {
     fn from(value: T) -> RwLock<T> {
         RwLock::new(value)
@@ -152,11 +126,12 @@ impl<T> From<T> for RwLock<T> {
 
 impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLock<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.inner.try_read() {
-            Ok(g) => f.debug_struct("RwLock").field("data", &&*g).finish(),
-            Err(TryLockError::Poisoned(p)) => f.debug_struct("RwLock").field("data", &&*p.into_inner()).finish(),
-            Err(TryLockError::WouldBlock) => f.debug_struct("RwLock").field("data", &format_args!("<locked>")).finish(),
-        }
+        let mut d = f.debug_struct("RwLock");
+        match try_unpoisoned(self.inner.try_read()) {
+            Some(guard) => d.field("data", &&*guard),
+            None => d.field("data", &format_args!("<locked>")),
+        };
+        d.finish()
     }
 }
 
@@ -254,7 +229,7 @@ impl<'a, T: ?Sized + 'a> RwLockUpgradableReadGuard<'a, T> {
     #[track_caller]
     pub fn try_upgrade(mut s: Self) -> Result<RwLockWriteGuard<'a, T>, Self> {
         drop(s.inner.take());
-        match try_write(&s.lock.inner) {
+        match try_unpoisoned(s.lock.inner.try_write()) {
             Some(inner) => Ok(RwLockWriteGuard { lock: s.lock, token: s.token.take(), inner: Some(inner) }),
             None => {
                 // No writer waits on the lock (they wait for the token
