@@ -6,7 +6,9 @@
 
 use std::fmt;
 
-use samaritan::sync::{Mutex, MutexGuard, PoisonError};
+use samaritan::sync::{Mutex, MutexGuard};
+
+use super::unpoisoned;
 
 /// A thread-safe mutable memory location, as crossbeam's.
 ///
@@ -31,7 +33,7 @@ impl<T> AtomicCell<T> {
 
     #[track_caller]
     fn lock(&self) -> MutexGuard<'_, T> {
-        self.value.lock().unwrap_or_else(PoisonError::into_inner)
+        unpoisoned(self.value.lock())
     }
 
     /// Stores `value`.
@@ -48,7 +50,7 @@ impl<T> AtomicCell<T> {
 
     /// The value, consuming the cell.
     pub fn into_inner(self) -> T {
-        self.value.into_inner().unwrap_or_else(PoisonError::into_inner)
+        unpoisoned(self.value.into_inner())
     }
 
     /// Whether the operations are lock-free: under `sim` every cell is a

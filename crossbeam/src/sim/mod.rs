@@ -11,3 +11,9 @@ pub mod channel;
 pub mod queue;
 pub mod thread;
 pub mod utils;
+
+/// A lock's guard (or a wait's result) whether or not a thread panicked
+/// while holding it: crossbeam's types do not poison.
+pub(crate) fn unpoisoned<G>(result: std::sync::LockResult<G>) -> G {
+    result.unwrap_or_else(std::sync::PoisonError::into_inner)
+}

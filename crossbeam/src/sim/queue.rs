@@ -8,10 +8,12 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use samaritan::sync::{Mutex, MutexGuard, PoisonError};
+use samaritan::sync::{Mutex, MutexGuard};
+
+use super::unpoisoned;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+    unpoisoned(m.lock())
 }
 
 /// A bounded queue, as crossbeam's: `push` fails when it is full.

@@ -14,16 +14,18 @@ use std::fmt;
 use std::io;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Arc, Mutex as StdMutex, PoisonError};
+use std::sync::{Arc, Mutex as StdMutex};
 
 use samaritan::thread::{self, JoinHandle, Thread};
+
+use super::unpoisoned;
 
 /// A spawned thread's handle, shared by the scope and its
 /// `ScopedJoinHandle` (whichever joins it first takes it).
 type Shared = Arc<StdMutex<Option<JoinHandle<()>>>>;
 
 fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+    unpoisoned(m.lock())
 }
 
 /// Runs `f` with a scope whose threads may borrow from the caller's stack;

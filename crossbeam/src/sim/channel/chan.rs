@@ -18,10 +18,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crossbeam::channel::{RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError};
-use samaritan::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use samaritan::sync::{Condvar, Mutex, MutexGuard};
 use samaritan::thread::{self, ThreadId};
 
 use super::signal::Signal;
+use crate::sim::unpoisoned;
 
 /// A channel's state, under its mutex.
 pub(crate) struct State<T> {
@@ -56,10 +57,6 @@ fn remove_one(waiting: &mut Vec<ThreadId>, thread: ThreadId) {
     if let Some(at) = waiting.iter().position(|t| *t == thread) {
         waiting.swap_remove(at);
     }
-}
-
-fn unpoisoned<G>(r: Result<G, PoisonError<G>>) -> G {
-    r.unwrap_or_else(PoisonError::into_inner)
 }
 
 impl<T> State<T> {

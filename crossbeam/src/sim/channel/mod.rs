@@ -217,9 +217,9 @@ impl<T> Receiver<T> {
                 None => {
                     // Nothing ever comes: the thread blocks for good.
                     let (m, cv) = (samaritan::sync::Mutex::new(()), samaritan::sync::Condvar::new());
-                    let mut g = m.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let mut g = crate::sim::unpoisoned(m.lock());
                     loop {
-                        g = cv.wait(g).unwrap_or_else(std::sync::PoisonError::into_inner);
+                        g = crate::sim::unpoisoned(cv.wait(g));
                     }
                 }
             },

@@ -6,7 +6,9 @@
 
 use std::time::Instant;
 
-use samaritan::sync::{Condvar, Mutex, PoisonError};
+use samaritan::sync::{Condvar, Mutex};
+
+use crate::sim::unpoisoned;
 
 /// A flag and a condition variable.
 pub(crate) struct Signal {
@@ -22,7 +24,7 @@ impl Signal {
     /// Sets the flag and wakes the selector.
     #[track_caller]
     pub(crate) fn fire(&self) {
-        *self.fired.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        *unpoisoned(self.fired.lock()) = true;
         self.woken.notify_one();
     }
 
@@ -30,10 +32,10 @@ impl Signal {
     /// the deadline passed first. (`wait_while`: no spurious wake-ups.)
     #[track_caller]
     pub(crate) fn wait(&self, deadline: Option<Instant>) -> bool {
-        let fired = self.fired.lock().unwrap_or_else(PoisonError::into_inner);
+        let fired = unpoisoned(self.fired.lock());
         match deadline {
             None => {
-                drop(self.woken.wait_while(fired, |f| !*f).unwrap_or_else(PoisonError::into_inner));
+                drop(unpoisoned(self.woken.wait_while(fired, |f| !*f)));
                 false
             }
             Some(d) => {
@@ -41,8 +43,7 @@ impl Signal {
                 if left.is_zero() {
                     return !*fired;
                 }
-                let (fired, _) =
-                    self.woken.wait_timeout_while(fired, left, |f| !*f).unwrap_or_else(PoisonError::into_inner);
+                let (fired, _) = unpoisoned(self.woken.wait_timeout_while(fired, left, |f| !*f));
                 !*fired
             }
         }

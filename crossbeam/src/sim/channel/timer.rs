@@ -10,10 +10,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam::channel::{RecvTimeoutError, TryRecvError};
-use samaritan::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use samaritan::sync::{Condvar, Mutex, MutexGuard};
 use samaritan::thread::{self, ThreadId};
 
 use super::signal::Signal;
+use crate::sim::unpoisoned;
 
 /// A timer's deliveries.
 pub(crate) struct Timer {
@@ -41,7 +42,7 @@ impl Timer {
 
     #[track_caller]
     fn lock(&self) -> MutexGuard<'_, TimerState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        unpoisoned(self.state.lock())
     }
 
     /// Takes the delivery due at `due`.
@@ -70,7 +71,7 @@ impl Timer {
                     }
                 }
                 None => match deadline {
-                    None => drop(self.idle.wait(st).unwrap_or_else(PoisonError::into_inner)),
+                    None => drop(unpoisoned(self.idle.wait(st))),
                     Some(d) => {
                         drop(st);
                         thread::sleep(d.saturating_duration_since(now));
