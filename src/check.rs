@@ -49,6 +49,18 @@ pub enum SearchStrategy {
     /// independent steps, once. Sound where sleep sets plus a bound are
     /// not.
     CbPor,
+    /// Bounded partial-order reduction (Coons, Musuvathi and McKinley,
+    /// OOPSLA 2013), what loom runs under `LOOM_MAX_PREEMPTIONS`: DPOR
+    /// whose choices stay within [`Builder::preemption_bound`] (a fault
+    /// the platform injects counting as a preemption), with a backtrack
+    /// point at the latest context switch before each race besides the
+    /// race's own, and without sleep sets. One execution per order of
+    /// dependent steps that the bound allows, usually far fewer than
+    /// [`SearchStrategy::CbPor`]'s, each cheaper to run; `cb-por` never
+    /// runs more than [`SearchStrategy::Icb`] and carries the proof of its
+    /// paper, `bpor` that of its own. samaritan-loom's search when a
+    /// preemption bound is set.
+    Bpor,
     /// DPOR with HaPSet coverage pruning (Wang, Said and Gupta, ICSE
     /// 2011): a backtrack choice is skipped when every predecessor pair it
     /// would create (a statement after a statement, by the same thread or
@@ -75,6 +87,7 @@ impl SearchStrategy {
             "round-robin" => SearchStrategy::RoundRobin,
             "dpor" => SearchStrategy::Dpor,
             "cb-por" => SearchStrategy::CbPor,
+            "bpor" => SearchStrategy::Bpor,
             "hapset" => SearchStrategy::HapSet,
             _ => return None,
         })
@@ -91,6 +104,7 @@ impl SearchStrategy {
             SearchStrategy::RoundRobin => "round-robin",
             SearchStrategy::Dpor => "dpor",
             SearchStrategy::CbPor => "cb-por",
+            SearchStrategy::Bpor => "bpor",
             SearchStrategy::HapSet => "hapset",
         }
     }
@@ -235,9 +249,14 @@ pub struct Builder {
     pub strategy: SearchStrategy,
     /// Most preemptions per execution for the bounded searches (the
     /// portfolio's systematic part, [`SearchStrategy::Icb`],
-    /// [`SearchStrategy::CbPor`]). Defaults to `SAMARITAN_PREEMPTIONS`,
+    /// [`SearchStrategy::CbPor`], [`SearchStrategy::Bpor`]). Defaults to
+    /// `SAMARITAN_PREEMPTIONS`,
     /// else 2.
     pub preemption_bound: u32,
+    /// Whether [`SearchStrategy::Bpor`] counts its bound as loom does
+    /// ([`Builder::loom_bound`]). Defaults to `SAMARITAN_LOOM_BOUND`, else
+    /// false.
+    pub loom_bound: bool,
     /// Whether the fair demonic scheduler is on: spin loops that yield
     /// terminate, and divergence is reported as a livelock or a
     /// good-samaritan violation. Defaults to `SAMARITAN_FAIRNESS`, else on.
@@ -397,7 +416,7 @@ impl Builder {
                 err = Some(Error::InvalidEnv {
                     var: env::STRATEGY,
                     value: name.to_string(),
-                    expected: "one of portfolio, icb, dfs, dpor, cb-por, hapset, random, pct, round-robin",
+                    expected: "one of portfolio, icb, dfs, dpor, cb-por, bpor, hapset, random, pct, round-robin",
                 });
                 SearchStrategy::Portfolio
             }),
@@ -412,6 +431,7 @@ impl Builder {
             }),
         };
         let fairness = flag(get, env::FAIRNESS, &mut err);
+        let loom_bound = get(env::LOOM_BOUND).is_some() && flag(get, env::LOOM_BOUND, &mut err);
         let minimize = flag(get, env::MINIMIZE, &mut err);
         let persist = flag(get, env::PERSIST, &mut err);
         let progress = flag(get, env::PROGRESS, &mut err);
@@ -445,6 +465,7 @@ impl Builder {
         Builder {
             strategy,
             preemption_bound: parse(get, env::PREEMPTIONS, "a number of preemptions", &mut err).unwrap_or(2),
+            loom_bound,
             fairness,
             pct_depth: pct_depth.unwrap_or(3),
             max_steps: parse_in(get, env::MAX_STEPS, limits::STEPS, &mut err, |s| *s >= 1).unwrap_or(100_000),
@@ -488,12 +509,45 @@ impl Builder {
     }
 
     /// Sets the preemption bound of iterative context bounding (and of
-    /// `cb-por` and the default portfolio's systematic part). A spurious
+    /// `cb-por`, `bpor` and the default portfolio's systematic part). A spurious
     /// wake-up or a spurious compare-exchange failure, when they are
     /// explored ([`Builder::spurious_failures`]), counts as a preemption:
     /// the platform's doing, not the program's.
     pub fn preemption_bound(mut self, preemptions: u32) -> Builder {
         self.preemption_bound = preemptions;
+        self
+    }
+
+    /// Makes [`SearchStrategy::Bpor`] count its preemption bound as loom
+    /// does (samaritan-loom's default, so that `LOOM_MAX_PREEMPTIONS`
+    /// means what it means to loom): an execution that has spent the bound
+    /// takes no other switch of thread, free ones included, but lets the
+    /// default thread go at every scheduling point (the running one while
+    /// it can, else the first that may); loads still read every store
+    /// they may. Fewer executions, and a pass says that it covered loom's
+    /// bound, not every execution with that many preemptions. Only `bpor`
+    /// has it: with another strategy it is an [`Error::InvalidSetting`].
+    ///
+    /// ```
+    /// use samaritan::{Builder, SearchStrategy};
+    /// use samaritan::sync::{Arc, Mutex};
+    ///
+    /// let report = Builder::new()
+    ///     .strategy(SearchStrategy::Bpor)
+    ///     .preemption_bound(0)
+    ///     .loom_bound(true)
+    ///     .explore(|| {
+    ///         let m = Arc::new(Mutex::new(0));
+    ///         let m2 = m.clone();
+    ///         let t = samaritan::thread::spawn(move || *m2.lock().unwrap() += 1);
+    ///         *m.lock().unwrap() += 1;
+    ///         t.join().unwrap();
+    ///     })
+    ///     .unwrap();
+    /// assert!(report.to_string().contains("(loom's bound)"), "{report}");
+    /// ```
+    pub fn loom_bound(mut self, on: bool) -> Builder {
+        self.loom_bound = on;
         self
     }
 
@@ -801,6 +855,7 @@ impl Builder {
             SearchStrategy::RoundRobin => Box::new(RoundRobin::new()),
             SearchStrategy::Dpor => Box::new(Dpor::new()),
             SearchStrategy::CbPor => Box::new(CbPor::new(self.preemption_bound)),
+            SearchStrategy::Bpor => Box::new(split::bpor(Dpor::new(), self.preemption_bound, self.loom_bound)),
             SearchStrategy::HapSet => Box::new(Dpor::hapset(Arc::default())),
         }
     }
@@ -1164,6 +1219,7 @@ mod tests {
             ("SAMARITAN_SHARD", "2/4"),
             ("SAMARITAN_WORKERS", "3"),
             ("SAMARITAN_REPORT", "shard-2.json"),
+            ("SAMARITAN_LOOM_BOUND", "1"),
         ]);
         assert_eq!((b.shard, b.workers), (Shard::new(2, 4).unwrap(), 3));
         assert_eq!(b.report_file, Some(PathBuf::from("shard-2.json")));
@@ -1175,9 +1231,10 @@ mod tests {
         assert!(!b.spurious_failures && !b.minimize);
         assert_eq!(b.replay.as_deref(), Some("s2_abc"));
         assert_eq!(b.hapset_file, Some(PathBuf::from("cov.hapset")));
-        assert!(!b.progress);
+        assert!(!b.progress && b.loom_bound);
         assert_eq!(b.env_error, None);
         assert_eq!(from(&[("SAMARITAN_STRATEGY", "hapset")]).strategy, SearchStrategy::HapSet);
+        assert_eq!(from(&[("SAMARITAN_STRATEGY", "bpor")]).strategy, SearchStrategy::Bpor);
     }
 
     #[test]
@@ -1189,7 +1246,7 @@ mod tests {
         assert_eq!((b.max_time, b.watchdog), (Some(Duration::from_secs(60)), Duration::from_secs(10)));
         assert!(b.progress);
         assert_eq!(from(&[("SAMARITAN_MAX_TIME", "none")]).max_time, None);
-        assert!(b.spurious_failures && b.minimize);
+        assert!(b.spurious_failures && b.minimize && !b.loom_bound);
         assert_eq!(b.memory_model, MemoryModel::Weak);
         assert_eq!(b.replay, None);
         assert_eq!(b.hapset_file, None);
@@ -1204,7 +1261,7 @@ mod tests {
         let b = from(&[("SAMARITAN_STRATEGY", "bfs")]);
         assert_eq!(
             b.explore(|| {}).unwrap_err().to_string(),
-            "SAMARITAN_STRATEGY=\"bfs\" is invalid: expected one of portfolio, icb, dfs, dpor, cb-por, hapset, random, pct, round-robin"
+            "SAMARITAN_STRATEGY=\"bfs\" is invalid: expected one of portfolio, icb, dfs, dpor, cb-por, bpor, hapset, random, pct, round-robin"
         );
         let b = from(&[("SAMARITAN_PCT_DEPTH", "0")]);
         assert_eq!(
@@ -1225,6 +1282,19 @@ mod tests {
         assert_eq!(
             b.explore(|| {}).unwrap_err().to_string(),
             "SAMARITAN_FAIRNESS=\"maybe\" is invalid: expected 1 or 0"
+        );
+        // Loom's count of a bound is bpor's alone.
+        let b = from(&[("SAMARITAN_LOOM_BOUND", "1")]);
+        assert_eq!(
+            b.explore(|| {}).unwrap_err().to_string(),
+            "Builder::loom_bound(true) is invalid: expected false unless the strategy is bpor"
+        );
+        let b = from(&[("SAMARITAN_LOOM_BOUND", "1"), ("SAMARITAN_STRATEGY", "bpor")]);
+        assert!(b.explore(|| {}).is_ok());
+        let b = from(&[("SAMARITAN_LOOM_BOUND", "on")]);
+        assert_eq!(
+            b.explore(|| {}).unwrap_err().to_string(),
+            "SAMARITAN_LOOM_BOUND=\"on\" is invalid: expected 1 or 0"
         );
     }
 

@@ -24,7 +24,8 @@
 
 /// Strategy: `portfolio` (default: cb-por at rising preemption bounds
 /// interleaved with PCT and random search), `icb` (iterative context
-/// bounding), `dfs`, `dpor`, `cb-por`, `hapset` (DPOR with HaPSet coverage
+/// bounding), `dfs`, `dpor`, `cb-por`, `bpor` (bounded partial-order
+/// reduction, loom's bounded search), `hapset` (DPOR with HaPSet coverage
 /// pruning; not complete), `random`, `pct` or `round-robin`.
 pub const STRATEGY: &str = "SAMARITAN_STRATEGY";
 /// Steps allowed per execution (default 100000): at least 1; above
@@ -58,10 +59,14 @@ pub const MEMORY_MODEL: &str = "SAMARITAN_MEMORY_MODEL";
 /// A replay token: `check` replays it instead of exploring.
 pub const REPLAY: &str = "SAMARITAN_REPLAY";
 /// Most preemptions per execution for the bounded searches: the
-/// portfolio's systematic part, `icb` and `cb-por` (default 2).
+/// portfolio's systematic part, `icb`, `cb-por` and `bpor` (default 2).
 pub const PREEMPTIONS: &str = "SAMARITAN_PREEMPTIONS";
 /// Whether the fair demonic scheduler is on: `1` (default) or `0`.
 pub const FAIRNESS: &str = "SAMARITAN_FAIRNESS";
+/// Whether `bpor` counts its preemption bound as loom does (an execution
+/// that has spent it takes no other switch, free ones included): `1` or
+/// `0` (default; samaritan-loom's default is `1`).
+pub const LOOM_BOUND: &str = "SAMARITAN_LOOM_BOUND";
 /// Bug depth for `pct` and the portfolio's PCT part (default 3): from 1 to
 /// 64.
 pub const PCT_DEPTH: &str = "SAMARITAN_PCT_DEPTH";

@@ -68,6 +68,9 @@ pub(crate) fn check(builder: &Builder) -> Result<(), Error> {
     if builder.stack_size > MAX_STACK_SIZE {
         return invalid("stack_size", builder.stack_size.to_string(), BYTES);
     }
+    if builder.loom_bound && builder.strategy != crate::SearchStrategy::Bpor {
+        return invalid("loom_bound", "true".to_string(), "false unless the strategy is bpor");
+    }
     if !(1..=crate::split::MAX_WORKERS).contains(&builder.workers) {
         return invalid("workers", builder.workers.to_string(), WORKERS);
     }

@@ -21,7 +21,7 @@ use samaritan_strategies::{shard_seed, CbPor, Dfs, Dpor, Icb, Pct, Portfolio, Ra
 use crate::check::{Builder, Error, SearchStrategy};
 
 /// The strategies whose space can be split, as the error says them.
-pub(crate) const SPLITTABLE: &str = "portfolio, icb, dfs, dpor, cb-por, random or pct";
+pub(crate) const SPLITTABLE: &str = "portfolio, icb, dfs, dpor, cb-por, bpor, random or pct";
 
 /// The most workers a search runs on.
 pub(crate) const MAX_WORKERS: u32 = 256;
@@ -49,6 +49,7 @@ pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Con
             | SearchStrategy::Icb
             | SearchStrategy::Dpor
             | SearchStrategy::CbPor
+            | SearchStrategy::Bpor
             | SearchStrategy::Random
             | SearchStrategy::Pct
     ) {
@@ -58,11 +59,13 @@ pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Con
     // Searches whose workers share the shard's space by work stealing.
     let n = workers as usize;
     let (bound, seed, depth) = (builder.preemption_bound, builder.seed, builder.pct_depth);
+    let loom = builder.loom_bound;
     let team: Option<Parts> = match builder.strategy {
         _ if workers == 1 => None,
         SearchStrategy::Dfs => Some(boxed(Dfs::team(n).into_iter().map(|w| Sharded::new(w, shard)))),
         SearchStrategy::Dpor => Some(boxed(Dpor::team(n, shard))),
         SearchStrategy::CbPor => Some(boxed(CbPor::team(n, bound, shard))),
+        SearchStrategy::Bpor => Some(boxed(Dpor::team(n, shard).into_iter().map(|w| bpor(w, bound, loom)))),
         SearchStrategy::Portfolio => Some(boxed(Portfolio::team(n, bound, seed, depth, shard))),
         _ => None,
     };
@@ -78,6 +81,7 @@ pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Con
                 SearchStrategy::Icb => Box::new(Icb::sharded(bound, sub)),
                 SearchStrategy::Dpor => Box::new(Dpor::sharded(sub)),
                 SearchStrategy::CbPor => Box::new(CbPor::sharded(bound, sub)),
+                SearchStrategy::Bpor => Box::new(bpor(Dpor::sharded(sub), bound, loom)),
                 SearchStrategy::Portfolio => Box::new(Portfolio::sharded(bound, seed, depth, sub)),
                 SearchStrategy::Random => Box::new(Random::new(shard_seed(seed, sub))),
                 _ => Box::new(Pct::new(shard_seed(seed, sub), depth)),
@@ -86,6 +90,17 @@ pub(crate) fn parts(builder: &Builder, mut config: Config) -> Result<Option<(Con
         })
         .collect();
     Ok(Some((config, parts)))
+}
+
+/// `search` as bounded partial-order reduction at `bound`, counted as
+/// loom counts it when `loom` ([`Builder::loom_bound`]).
+pub(crate) fn bpor(search: Dpor, bound: u32, loom: bool) -> Dpor {
+    let search = search.within(bound);
+    if loom {
+        search.counting_as_loom()
+    } else {
+        search
+    }
 }
 
 /// Appends `report`'s record to the report file at `path` (one JSON

@@ -6,8 +6,9 @@
 //! one `counted::Arc`), exhaustive DFS and the partial-order reductions
 //! reach the
 //! same set of final outcomes, agree on whether the assertion can fail, and
-//! agree on whether the cells race; and cb-por never runs more executions
-//! than ICB at the same bound.
+//! agree on whether the cells race; and cb-por and bounded partial-order
+//! reduction (`bpor`) never run more executions than ICB at the same
+//! bound.
 #![cfg(feature = "sim")]
 
 use std::collections::BTreeSet;
@@ -166,9 +167,12 @@ fn shards_together_reach_every_outcome_the_whole_search_reaches() {
         let (icb, expected) = outcomes(&program, SearchStrategy::Icb, 2);
         let (executions, got) = shard_outcomes(&program, SearchStrategy::Icb, 3);
         assert_eq!((executions, &got), (icb.executions, &expected), "icb in 3 shards, {program:?}");
-        // cb-por's shards (at the default bound, 2) reach what ICB does.
-        let (_, got) = shard_outcomes(&program, SearchStrategy::CbPor, 3);
-        assert_eq!(got, expected, "cb-por in 3 shards, {program:?}");
+        // cb-por's and bpor's shards (at the default bound, 2) reach what
+        // ICB does.
+        for reduction in BOUNDED {
+            let (_, got) = shard_outcomes(&program, *reduction, 3);
+            assert_eq!(got, expected, "{reduction:?} in 3 shards, {program:?}");
+        }
     }
     // What the full expansion before the split costs DPOR on programs this
     // small (on a search of 10^5 executions, BENCHMARKS.md, much less).
@@ -222,11 +226,13 @@ fn workers_that_steal_work_reach_every_outcome_the_whole_search_reaches() {
             if expected != Verdict::Race {
                 assert_eq!(report.executions, dfs.executions, "dfs with {workers} workers on {program:?}");
             }
-            // cb-por's workers reach what ICB reaches at the same bound (the
-            // default, 2).
+            // cb-por's and bpor's workers reach what ICB reaches at the same
+            // bound (the default, 2).
             let (_, icb) = verdict(program, SearchStrategy::Icb, 2);
-            let (report, got) = team(SearchStrategy::CbPor);
-            assert_eq!(got, icb, "cb-por with {workers} workers on {program:?}\n{report}");
+            for reduction in BOUNDED {
+                let (report, got) = team(*reduction);
+                assert_eq!(got, icb, "{} with {workers} workers on {program:?}\n{report}", report.strategy);
+            }
         }
     }
     // Programs small enough to check, and those that race (fixed by the
@@ -255,73 +261,178 @@ fn dpor_agrees_with_dfs(
     dpor
 }
 
-/// Asserts that cb-por, run on `program` by `explore`, reaches at `bound`
-/// the outcomes ICB reaches, both exhausting their space, in no more
-/// executions; returns (ICB's executions, cb-por's).
+/// Both bounded reductions.
+const BOUNDED: &[SearchStrategy] = &[SearchStrategy::CbPor, SearchStrategy::Bpor];
+
+/// Asserts that the `reductions` (cb-por, bpor or both, in that order),
+/// run on `program` by `explore`, reach at `bound` the outcomes ICB
+/// reaches, all exhausting their space, in no more executions; returns
+/// (ICB's executions, cb-por's, bpor's), 0 for a reduction not run.
 #[track_caller]
-fn cb_por_agrees_with_icb(
+fn bounded_agree_with_icb(
     program: &dyn std::fmt::Debug,
     bound: u32,
+    reductions: &[SearchStrategy],
     explore: impl Fn(SearchStrategy, u32) -> (Report, BTreeSet<Vec<u32>>),
-) -> (u64, u64) {
+) -> (u64, u64, u64) {
     let (icb, expected) = explore(SearchStrategy::Icb, bound);
     assert!(icb.exhausted && !icb.is_failure(), "{program:?}\n{icb}");
-    let (por, got) = explore(SearchStrategy::CbPor, bound);
-    assert!(por.exhausted && !por.is_failure(), "{program:?}\n{por}");
-    assert_eq!(
-        got,
-        expected,
-        "bound {bound}: cb-por misses {:?} in {program:?}",
-        expected.difference(&got).collect::<Vec<_>>()
-    );
-    assert!(por.executions <= icb.executions, "{program:?}: cb-por {} vs icb {}", por.executions, icb.executions);
-    (icb.executions, por.executions)
+    let mut counts = [0; 2];
+    for (count, reduction) in counts.iter_mut().zip(BOUNDED) {
+        if !reductions.contains(reduction) {
+            continue;
+        }
+        let reduction = *reduction;
+        let (por, got) = explore(reduction, bound);
+        let name = &por.strategy;
+        assert!(por.exhausted && !por.is_failure(), "{program:?}\n{por}");
+        assert_eq!(
+            got,
+            expected,
+            "bound {bound}: {name} misses {:?} in {program:?}",
+            expected.difference(&got).collect::<Vec<_>>()
+        );
+        assert!(por.executions <= icb.executions, "{program:?}: {name} {} vs icb {}", por.executions, icb.executions);
+        *count = por.executions;
+    }
+    (icb.executions, counts[0], counts[1])
+}
+
+/// Executions summed over programs: DPOR's, and ICB's, cb-por's and
+/// bpor's over bounds 0 to 2.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Totals {
+    dpor: u64,
+    icb: u64,
+    cb_por: u64,
+    bpor: u64,
+}
+
+impl std::ops::AddAssign for Totals {
+    fn add_assign(&mut self, other: Totals) {
+        self.dpor += other.dpor;
+        self.add_bounded((other.icb, other.cb_por, other.bpor));
+    }
+}
+
+impl Totals {
+    /// Adds the three bounded searches' executions of one program at one
+    /// bound.
+    fn add_bounded(&mut self, (icb, cb_por, bpor): (u64, u64, u64)) {
+        (self.icb, self.cb_por, self.bpor) = (self.icb + icb, self.cb_por + cb_por, self.bpor + bpor);
+    }
 }
 
 /// Asserts, for `program` explored by `explore`, that DPOR reaches DFS's
-/// outcomes `expected` (DFS's report `dfs`) and cb-por ICB's at bounds 0
-/// to 2 ([`dpor_agrees_with_dfs`], [`cb_por_agrees_with_icb`]); returns
-/// the executions of DPOR, of ICB and of cb-por (the last two summed over
-/// the bounds).
+/// outcomes `expected` (DFS's report `dfs`) and cb-por and bpor ICB's at
+/// bounds 0 to 2 ([`dpor_agrees_with_dfs`], [`bounded_agree_with_icb`]);
+/// returns the executions of each.
 #[track_caller]
 fn reductions_agree(
     program: &dyn std::fmt::Debug,
     dfs: &Report,
     expected: &BTreeSet<Vec<u32>>,
     explore: impl Fn(SearchStrategy, u32) -> (Report, BTreeSet<Vec<u32>>),
-) -> (u64, u64, u64) {
+) -> Totals {
     let dpor = dpor_agrees_with_dfs(program, dfs, expected, explore(SearchStrategy::Dpor, 0));
-    let (mut icb_total, mut por_total) = (0, 0);
+    let mut totals = Totals { dpor: dpor.executions, ..Totals::default() };
     for bound in 0..=2 {
-        let (icb, por) = cb_por_agrees_with_icb(program, bound, &explore);
-        icb_total += icb;
-        por_total += por;
+        totals.add_bounded(bounded_agree_with_icb(program, bound, BOUNDED, &explore));
     }
-    (dpor.executions, icb_total, por_total)
+    totals
 }
 
-/// Checks cb-por against ICB at bounds 0 to 2 ([`cb_por_agrees_with_icb`])
-/// on `n` programs drawn by `generate` from `seed`; returns ICB's and
-/// cb-por's executions, summed.
-fn cb_por_agrees_with_icb_on(seed: u64, n: usize, generate: fn(&mut Gen) -> Program) -> (u64, u64) {
+/// Checks the `reductions` against ICB at bounds 0 to 2
+/// ([`bounded_agree_with_icb`]) on `n` programs drawn by `generate` from
+/// `seed`; returns the executions summed.
+fn bounded_agree_with_icb_on(
+    seed: u64,
+    n: usize,
+    reductions: &[SearchStrategy],
+    generate: impl Fn(&mut Gen) -> Program,
+) -> Totals {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let mut g = Gen(seed);
-    let (mut icb_total, mut por_total) = (0u64, 0u64);
+    let mut totals = Totals::default();
     for _ in 0..n {
         let program = generate(&mut g);
         for bound in 0..=2 {
-            let (icb, por) = cb_por_agrees_with_icb(&program, bound, |s, b| outcomes(&program, s, b));
-            icb_total += icb;
-            por_total += por;
+            totals.add_bounded(bounded_agree_with_icb(&program, bound, reductions, |s, b| outcomes(&program, s, b)));
         }
     }
-    (icb_total, por_total)
+    totals
 }
 
 #[test]
-fn cb_por_reaches_every_outcome_icb_reaches_at_each_bound() {
-    let (icb_total, por_total) = cb_por_agrees_with_icb_on(0xb00d_5eed, 120, Program::generate);
-    assert!(por_total * 2 < icb_total, "cb-por {por_total} vs icb {icb_total}");
+fn cb_por_and_bpor_reach_every_outcome_icb_reaches_at_each_bound() {
+    let totals = bounded_agree_with_icb_on(0xb00d_5eed, 120, BOUNDED, Program::generate);
+    assert_eq!((totals.icb, totals.cb_por, totals.bpor), (30_009, 2_529, 4_246));
+}
+
+/// bpor counting its bound as loom does (`Builder::loom_bound`: once an
+/// execution has spent the bound it takes no other switch, free ones
+/// included) covers less than the bound, but every execution with one
+/// preemption fewer: at bound `b` it reaches every outcome ICB reaches at
+/// `b - 1`, on programs with locks and atomics, on every kind of atomic
+/// access, with condition variables, sleeps and channels, and with
+/// reference counts.
+#[test]
+fn bpor_counting_as_loom_reaches_every_outcome_of_the_bound_below() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    /// Checks one program: ICB at `b - 1` by `explore(strategy, bound,
+    /// loom)` against bpor counted as loom at `b`, for `b` in 1 to 3;
+    /// returns their executions.
+    fn check(
+        program: &dyn std::fmt::Debug,
+        explore: impl Fn(SearchStrategy, u32, bool) -> (Report, BTreeSet<Vec<u32>>),
+    ) -> (u64, u64) {
+        let (mut icb_total, mut loom_total) = (0, 0);
+        for bound in 1..=3 {
+            let (icb, expected) = explore(SearchStrategy::Icb, bound - 1, false);
+            assert!(icb.exhausted && !icb.is_failure(), "{program:?}\n{icb}");
+            let (loom, got) = explore(SearchStrategy::Bpor, bound, true);
+            assert!(loom.exhausted && !loom.is_failure() && loom.bound_ends_switches, "{program:?}\n{loom}");
+            assert!(
+                got.is_superset(&expected),
+                "bound {bound}: loom's count misses {:?} in {program:?}",
+                expected.difference(&got).collect::<Vec<_>>()
+            );
+            (icb_total, loom_total) = (icb_total + icb.executions, loom_total + loom.executions);
+        }
+        (icb_total, loom_total)
+    }
+    let with = |program: &Program, fairness: bool| {
+        let p = program.clone();
+        move |strategy, bound, loom| {
+            let p = p.clone();
+            let builder = Builder::new().strategy(strategy).preemption_bound(bound).loom_bound(loom).fairness(fairness);
+            collect(builder, move || p.run())
+        }
+    };
+    let mut totals = Vec::new();
+    let mut g = Gen(0xb00d_5eed);
+    let programs: Vec<Program> = (0..120).map(|_| Program::generate(&mut g)).collect();
+    totals.push(programs.iter().map(|p| check(p, with(p, true))).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)));
+    let mut g = Gen(0x3a11_5eed);
+    let programs: Vec<Program> = (0..100).map(|_| Program::generate_mixed(&mut g)).collect();
+    let clean: Vec<&Program> =
+        programs.iter().filter(|p| !outcomes(p, SearchStrategy::Dpor, 0).0.is_failure()).collect();
+    totals.push(clean.iter().map(|p| check(p, with(p, true))).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)));
+    let mut g = Gen(0x0b10_c4ed);
+    let programs: Vec<Program> = (0..60).map(|_| Program::generate_blocking(&mut g)).collect();
+    totals.push(programs.iter().map(|p| check(p, with(p, false))).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)));
+    let mut g = Gen(0x00a2_c0de);
+    let programs: Vec<RefProgram> = (0..60).map(|_| RefProgram::generate(&mut g)).collect();
+    let refs = programs.iter().map(|p| {
+        check(p, |strategy, bound, loom| {
+            let p = p.clone();
+            collect(Builder::new().strategy(strategy).preemption_bound(bound).loom_bound(loom), move || p.run())
+        })
+    });
+    totals.push(refs.fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)));
+    // ICB's executions at bounds 0 to 2 and loom's count's at 1 to 3, per
+    // kind of program (fixed by the seeds).
+    assert_eq!(totals, vec![(30_009, 6_251), (65_795, 9_841), (45_587, 2_478), (20_840, 24_581)]);
 }
 
 /// Programs whose threads wait for each other in spin loops that yield,
@@ -331,13 +442,48 @@ fn cb_por_reaches_every_outcome_icb_reaches_at_each_bound() {
 /// (`SchedulePoint::fairness`), and must still reach ICB's outcomes.
 #[test]
 fn cb_por_reaches_every_outcome_icb_reaches_in_programs_that_spin() {
-    let totals = cb_por_agrees_with_icb_on(0x5917_1e55, 100, Program::generate_spinning);
+    let totals = bounded_agree_with_icb_on(0x5917_1e55, 100, &[SearchStrategy::CbPor], Program::generate_spinning);
     // Keyed by the program's state alone, cb-por misses outcomes here (at
     // bound 1: a thread that spun three or four times); left out of the
     // budget table after a yield, as before, it runs 22,272 executions.
     // Finished threads drop out of the scheduler's state: with their bits
     // kept (who they were scheduled beside), it ran 14,715.
-    assert_eq!(totals, (293_509, 14_369));
+    assert_eq!((totals.icb, totals.cb_por), (293_509, 14_369));
+}
+
+/// bpor on the same spinning programs, with how long each spin lasted
+/// left out of the outcome: it reaches every outcome ICB reaches, in
+/// fewer executions than cb-por.
+///
+/// How long a spin lasts it does not always reach, as `dpor` does not:
+/// under the fair scheduler a thread that yielded runs again only after
+/// the others have stepped, so how often it spins depends on where its
+/// yields fall among their steps, and the reductions treat a yield as
+/// independent of the steps of other threads. Counted, 29 of the 100
+/// spinning programs miss a spin's length at some bound (`dpor`, against
+/// ICB at bound 2: 50): a measured gap pinned here, not a goal (making a
+/// yield depend on every step of the others would close it at the price
+/// of exploring where each yield falls).
+#[test]
+fn bpor_reaches_every_outcome_icb_reaches_in_programs_that_spin_but_how_long() {
+    let quiet = |g: &mut Gen| Program::generate_spinning(g).quiet_spins();
+    let totals = bounded_agree_with_icb_on(0x5917_1e55, 100, &[SearchStrategy::Bpor], quiet);
+    assert_eq!((totals.icb, totals.bpor), (293_509, 8_258));
+    let quiet_weak = |g: &mut Gen| Program::generate_spinning_weak(g).quiet_spins();
+    let totals = bounded_agree_with_icb_on(0x5917_1e55, 100, &[SearchStrategy::Bpor], quiet_weak);
+    assert_eq!((totals.icb, totals.bpor), (425_404, 12_572));
+    // Counted: the programs where some bound misses a spin's length.
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let mut g = Gen(0x5917_1e55);
+    let short = (0..100)
+        .filter(|_| {
+            let program = Program::generate_spinning(&mut g);
+            (0..=2).any(|bound| {
+                outcomes(&program, SearchStrategy::Bpor, bound).1 != outcomes(&program, SearchStrategy::Icb, bound).1
+            })
+        })
+        .count();
+    assert_eq!(short, 29);
 }
 
 /// The same under the C11 model, each access with its own ordering: a
@@ -346,9 +492,9 @@ fn cb_por_reaches_every_outcome_icb_reaches_in_programs_that_spin() {
 /// scheduler's state meet.
 #[test]
 fn cb_por_reaches_every_outcome_icb_reaches_in_weak_programs_that_spin() {
-    let totals = cb_por_agrees_with_icb_on(0x5917_1e55, 100, Program::generate_spinning_weak);
+    let totals = bounded_agree_with_icb_on(0x5917_1e55, 100, &[SearchStrategy::CbPor], Program::generate_spinning_weak);
     // 16,978 with finished threads' bits kept in the scheduler's state.
-    assert_eq!(totals, (425_404, 16_464));
+    assert_eq!((totals.icb, totals.cb_por), (425_404, 16_464));
 }
 
 /// Programs that wait on condition variables (with a timeout, so every
@@ -361,8 +507,7 @@ fn cb_por_reaches_every_outcome_icb_reaches_in_weak_programs_that_spin() {
 fn the_reductions_agree_on_programs_that_wait_sleep_and_send() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let mut g = Gen(0x0b10_c4ed);
-    let (mut icb_total, mut por_total, mut dfs_total, mut dpor_total) = (0u64, 0u64, 0u64, 0u64);
-    let mut checked = 0;
+    let (mut totals, mut dfs_total, mut checked) = (Totals::default(), 0u64, 0);
     for _ in 0..150 {
         let program = Program::generate_blocking(&mut g);
         let (dfs, expected) = outcomes_with(&program, SearchStrategy::Dfs, 0, false);
@@ -372,36 +517,13 @@ fn the_reductions_agree_on_programs_that_wait_sleep_and_send() {
             continue;
         }
         checked += 1;
-        let (dpor, got) = outcomes_with(&program, SearchStrategy::Dpor, 0, false);
-        assert!(dpor.exhausted && !dpor.is_failure(), "{program:?}\n{dpor}");
-        assert_eq!(got, expected, "dpor misses {:?} in {program:?}", expected.difference(&got).collect::<Vec<_>>());
+        totals += reductions_agree(&program, &dfs, &expected, |s, b| outcomes_with(&program, s, b, false));
         dfs_total += dfs.executions;
-        dpor_total += dpor.executions;
-        for bound in 0..=2 {
-            let (icb, expected) = outcomes_with(&program, SearchStrategy::Icb, bound, false);
-            assert!(icb.exhausted && !icb.is_failure(), "{program:?}\n{icb}");
-            let (por, got) = outcomes_with(&program, SearchStrategy::CbPor, bound, false);
-            assert!(por.exhausted && !por.is_failure(), "{program:?}\n{por}");
-            assert_eq!(
-                got,
-                expected,
-                "bound {bound}: cb-por misses {:?} in {program:?}",
-                expected.difference(&got).collect::<Vec<_>>()
-            );
-            assert!(
-                por.executions <= icb.executions,
-                "{program:?}: cb-por {} vs icb {}",
-                por.executions,
-                icb.executions
-            );
-            icb_total += icb.executions;
-            por_total += por.executions;
-        }
     }
-    eprintln!("{checked} programs: dfs {dfs_total} dpor {dpor_total} icb {icb_total} cb-por {por_total}");
+    eprintln!("{checked} programs: dfs {dfs_total} {totals:?}");
     assert!(checked >= 120, "only {checked} programs were small enough");
-    assert!(dpor_total * 3 < dfs_total, "dpor {dpor_total} vs dfs {dfs_total}");
-    assert!(por_total * 2 < icb_total, "cb-por {por_total} vs icb {icb_total}");
+    assert!(totals.dpor * 3 < dfs_total, "dpor {} vs dfs {dfs_total}", totals.dpor);
+    assert!(totals.cb_por * 2 < totals.icb && totals.bpor * 2 < totals.icb, "{totals:?}");
 }
 
 /// What an exploration of a program with cells says: the set of outcomes
@@ -435,8 +557,10 @@ fn the_reductions_find_a_race_exactly_when_brute_force_does() {
         assert_eq!(got, expected, "dpor vs dfs on {program:?}\n{dfs}\n{dpor}");
         for bound in [0, 2] {
             let (icb, expected) = verdict(&program, SearchStrategy::Icb, bound);
-            let (por, got) = verdict(&program, SearchStrategy::CbPor, bound);
-            assert_eq!(got, expected, "cb-por vs icb at bound {bound} on {program:?}\n{icb}\n{por}");
+            for reduction in BOUNDED {
+                let (por, got) = verdict(&program, *reduction, bound);
+                assert_eq!(got, expected, "{} vs icb at bound {bound} on {program:?}\n{icb}\n{por}", por.strategy);
+            }
         }
         match expected {
             Verdict::Race => races += 1,
@@ -487,8 +611,10 @@ fn the_reductions_agree_on_rwlocks_and_rendezvous_channels() {
         assert_eq!(got, expected, "dpor vs dfs on {program:?}\n{dfs}\n{dpor}");
         for bound in 0..=2 {
             let (icb, expected) = blocking_verdict(&program, SearchStrategy::Icb, bound);
-            let (por, got) = blocking_verdict(&program, SearchStrategy::CbPor, bound);
-            assert_eq!(got, expected, "cb-por vs icb at bound {bound} on {program:?}\n{icb}\n{por}");
+            for reduction in BOUNDED {
+                let (por, got) = blocking_verdict(&program, *reduction, bound);
+                assert_eq!(got, expected, "{} vs icb at bound {bound} on {program:?}\n{icb}\n{por}", por.strategy);
+            }
         }
         match expected {
             Blocking::Deadlock => deadlocks += 1,
@@ -516,8 +642,7 @@ fn ref_outcomes(program: &RefProgram, strategy: SearchStrategy, bound: u32) -> (
 fn the_reductions_agree_on_reference_counting_programs() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let mut g = Gen(0x00a2_c0de);
-    let (mut dfs_total, mut dpor_total, mut icb_total, mut por_total) = (0u64, 0u64, 0u64, 0u64);
-    let mut checked = 0;
+    let (mut dfs_total, mut totals, mut checked) = (0u64, Totals::default(), 0);
     for _ in 0..60 {
         let program = RefProgram::generate(&mut g);
         let (dfs, expected) = ref_outcomes(&program, SearchStrategy::Dfs, 0);
@@ -527,13 +652,12 @@ fn the_reductions_agree_on_reference_counting_programs() {
             continue;
         }
         checked += 1;
-        let (dpor, icb, por) = reductions_agree(&program, &dfs, &expected, |s, b| ref_outcomes(&program, s, b));
+        totals += reductions_agree(&program, &dfs, &expected, |s, b| ref_outcomes(&program, s, b));
         dfs_total += dfs.executions;
-        (dpor_total, icb_total, por_total) = (dpor_total + dpor, icb_total + icb, por_total + por);
     }
-    eprintln!("{checked} programs: dfs {dfs_total} dpor {dpor_total} icb {icb_total} cb-por {por_total}");
+    eprintln!("{checked} programs: dfs {dfs_total} {totals:?}");
     assert!(checked >= 45, "only {checked} programs were small enough");
-    assert!(dpor_total < dfs_total, "dpor {dpor_total} vs dfs {dfs_total}");
+    assert!(totals.dpor < dfs_total, "dpor {} vs dfs {dfs_total}", totals.dpor);
 }
 
 /// Programs whose test closure asks `is_finished` of the threads it
@@ -549,26 +673,26 @@ fn the_reductions_agree_on_programs_that_ask_whether_threads_finished() {
         let p = p.clone();
         collect(Builder::new().strategy(strategy).preemption_bound(bound), move || p.run())
     };
-    let (mut dfs_total, mut dpor_total, mut icb_total, mut por_total) = (0u64, 0u64, 0u64, 0u64);
+    let (mut dfs_total, mut totals) = (0u64, Totals::default());
     let mut running_after_done = 0;
     for _ in 0..80 {
         let program = FinProgram::generate(&mut g);
         let (dfs, expected) = explore(&program, SearchStrategy::Dfs, 0);
         assert!(dfs.exhausted && !dfs.is_failure(), "{program:?}\n{dfs}");
-        let (dpor, icb, por) = reductions_agree(&program, &dfs, &expected, |s, b| explore(&program, s, b));
+        totals += reductions_agree(&program, &dfs, &expected, |s, b| explore(&program, s, b));
         dfs_total += dfs.executions;
-        (dpor_total, icb_total, por_total) = (dpor_total + dpor, icb_total + icb, por_total + por);
         // A thread with nothing to do is done as soon as it is spawned: a
         // `false` about it is the answer std allows for a thread that is
         // done but has not yet let go of its result.
         let idle = program.threads.iter().all(Vec::is_empty);
         running_after_done += usize::from(idle && expected.iter().any(|o| o.contains(&10)));
     }
-    eprintln!("dfs {dfs_total} dpor {dpor_total} icb {icb_total} cb-por {por_total}; {running_after_done} idle");
+    eprintln!("dfs {dfs_total} {totals:?}; {running_after_done} idle");
     // Exact (the programs are fixed by the seed): the reductions run far
     // fewer executions, and 17 programs whose threads are idle still see
     // one reported running.
-    assert_eq!((dfs_total, dpor_total, icb_total, por_total, running_after_done), (1197, 357, 1637, 1014, 17));
+    let Totals { dpor, icb, cb_por, bpor } = totals;
+    assert_eq!((dfs_total, dpor, icb, cb_por, bpor, running_after_done), (1197, 357, 1637, 1014, 891, 17));
 }
 
 /// Checks, for `program` under its orderings, that DFS passes exhaustively
@@ -634,7 +758,7 @@ fn the_reductions_agree_on_every_kind_of_atomic_access() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let programs: usize = std::env::var("REDUCTION_PROGRAMS").ok().and_then(|n| n.parse().ok()).unwrap_or(100);
     let mut g = Gen(std::env::var("REDUCTION_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or(0x3a11_5eed));
-    let (mut dfs_total, mut dpor_total, mut icb_total, mut por_total, mut weaker) = (0u64, 0u64, 0u64, 0u64, 0);
+    let (mut dfs_total, mut totals, mut weaker) = (0u64, Totals::default(), 0);
     let mut races = 0;
     for _ in 0..programs {
         let program = Program::generate_mixed(&mut g);
@@ -642,28 +766,30 @@ fn the_reductions_agree_on_every_kind_of_atomic_access() {
         let (_, seq_cst) = outcomes(&seq_cst, SearchStrategy::Dfs, 0);
         let (dfs, expected) = outcomes(&program, SearchStrategy::Dfs, 0);
         if dfs.is_failure() {
-            // A data race on the cell: DPOR finds one too, and cb-por does
-            // at each bound exactly when ICB does.
+            // A data race on the cell: DPOR finds one too, and cb-por and
+            // bpor do at each bound exactly when ICB does.
             races += 1;
             assert!(outcomes(&program, SearchStrategy::Dpor, 0).0.is_failure(), "dpor misses the race in {program:?}");
             for bound in 0..=2 {
                 let icb = outcomes(&program, SearchStrategy::Icb, bound).0.is_failure();
-                let por = outcomes(&program, SearchStrategy::CbPor, bound).0.is_failure();
-                assert_eq!(icb, por, "bound {bound}: icb and cb-por disagree on a race in {program:?}");
+                for reduction in BOUNDED {
+                    let por = outcomes(&program, *reduction, bound).0.is_failure();
+                    assert_eq!(icb, por, "bound {bound}: icb and {reduction:?} disagree on a race in {program:?}");
+                }
             }
             continue;
         }
         assert!(dfs.exhausted, "{program:?}\n{dfs}");
-        let (dpor, icb, por) = reductions_agree(&program, &dfs, &expected, |s, b| outcomes(&program, s, b));
+        totals += reductions_agree(&program, &dfs, &expected, |s, b| outcomes(&program, s, b));
         weaker += usize::from(expected.len() > seq_cst.len());
         dfs_total += dfs.executions;
-        (dpor_total, icb_total, por_total) = (dpor_total + dpor, icb_total + icb, por_total + por);
     }
-    eprintln!("dfs {dfs_total} dpor {dpor_total} icb {icb_total} cb-por {por_total}; {weaker} weaker than SeqCst, {races} races");
+    eprintln!("dfs {dfs_total} {totals:?}; {weaker} weaker than SeqCst, {races} races");
     if programs == 100 {
         // Exact (the programs are fixed by the seed): DPOR runs 0.17% of
-        // DFS's executions, cb-por 7.5% of ICB's.
-        assert_eq!((dfs_total, dpor_total, icb_total, por_total, weaker, races), (796_996, 1_355, 65_795, 4_903, 4, 5));
+        // DFS's executions, cb-por 7.5% of ICB's, bpor 0%.
+        let Totals { dpor, icb, cb_por, bpor } = totals;
+        assert_eq!((dfs_total, dpor, icb, cb_por, bpor, weaker, races), (796_996, 1_355, 65_795, 4_903, 6_771, 4, 5));
     }
 }
 

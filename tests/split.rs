@@ -149,7 +149,7 @@ fn strategies_whose_space_cannot_be_cut_are_refused() {
         let err = builder(strategy).workers(2).explore(lost_update).unwrap_err();
         assert_eq!(
             err.to_string(),
-            format!("strategy {name} cannot be split into shards or workers: use portfolio, icb, dfs, dpor, cb-por, random or pct (SAMARITAN_STRATEGY)")
+            format!("strategy {name} cannot be split into shards or workers: use portfolio, icb, dfs, dpor, cb-por, bpor, random or pct (SAMARITAN_STRATEGY)")
         );
     }
     let err = builder(SearchStrategy::Dfs).workers(0).explore(lost_update).unwrap_err();

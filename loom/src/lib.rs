@@ -54,7 +54,7 @@
 //! |---|---|
 //! | `model`, `model::Builder::{new, default, check, checkpoint_file}` | samaritan's `Builder::check`; see [`model::Builder`] for each field |
 //! | features `futures`, `checkpoint` | accepted; they turn on nothing (`future` is always here; a replay token replaces checkpoints) |
-//! | `preemption_bound` / `LOOM_MAX_PREEMPTIONS` | `None`: `dpor` (every schedule up to independent steps, as loom); `Some(n)`: `cb-por` at bound `n` |
+//! | `preemption_bound` / `LOOM_MAX_PREEMPTIONS` | `None`: `dpor` (every schedule up to independent steps, as loom); `Some(n)`: `bpor` at bound `n`, bounded partial-order reduction as loom runs it, the bound counted as loom counts it (once spent, no other switch of thread); `SAMARITAN_LOOM_BOUND=0` ([`model::Builder::loom_bound`]) covers every execution with at most `n` preemptions instead |
 //! | `max_branches` / `LOOM_MAX_BRANCHES` | the step bound of an execution; at loom's default (1000), samaritan's (100000), since every operation is a step |
 //! | `max_permutations` / `LOOM_MAX_PERMUTATIONS` | the execution budget |
 //! | `max_duration` / `LOOM_MAX_DURATION` | the time budget (`None`: none, as loom) |

@@ -19,9 +19,15 @@ const DEFAULT_MAX_BRANCHES: usize = 1_000;
 ///
 /// - `preemption_bound: None` (loom's default) explores every schedule up
 ///   to the order of independent steps, as loom does: samaritan's `dpor`
-///   strategy. `Some(n)` explores every schedule with at most `n`
-///   preemptions, up to the order of independent steps: `cb-por` at bound
-///   `n`.
+///   strategy. `Some(n)` runs what loom runs then, bounded partial-order
+///   reduction (Coons, Musuvathi and McKinley, OOPSLA 2013): samaritan's
+///   `bpor` at bound `n`, which counts the bound as loom does unless
+///   `loom_bound` is off: an execution that has spent its `n`
+///   preemptions takes no other switch of thread, free ones included
+///   (loom's `Schedule::backtrack` adds nothing to such a point). The
+///   pass summary says "(loom's bound)". With `loom_bound` off, every
+///   execution with at most `n` preemptions is covered, usually at many
+///   times the executions.
 /// - `max_branches` set to anything but loom's default of 1000 is
 ///   samaritan's step bound (`max_steps`): an execution that takes more
 ///   steps fails, as loom's panics past that many branches. At 1000,
@@ -106,6 +112,14 @@ pub struct Builder {
     /// Defaults to the `SAMARITAN_SPURIOUS_FAILURES` environment variable
     /// (`1` or `0`), else `false`, as loom.
     pub spurious_failures: bool,
+
+    /// Whether a preemption bound counts as loom's does: once an execution
+    /// has spent it, no other switch of thread, free ones included, is
+    /// explored (samaritan's, not loom's: loom has no other way).
+    ///
+    /// Defaults to the `SAMARITAN_LOOM_BOUND` environment variable (`1`
+    /// or `0`), else `true`, as loom.
+    pub loom_bound: bool,
 }
 
 /// Reads `name` as a `T`, panicking as loom does on a bad value.
@@ -139,6 +153,7 @@ impl Builder {
             location: std::env::var("LOOM_LOCATION").is_ok(),
             log: std::env::var("LOOM_LOG").is_ok(),
             spurious_failures: flag("SAMARITAN_SPURIOUS_FAILURES").unwrap_or(false),
+            loom_bound: flag("SAMARITAN_LOOM_BOUND").unwrap_or(true),
         }
     }
 
@@ -159,8 +174,12 @@ impl Builder {
             b = b.max_steps(self.max_branches as u64);
         }
         b = match self.preemption_bound {
-            None => b.strategy(SearchStrategy::Dpor),
-            Some(n) => b.strategy(SearchStrategy::CbPor).preemption_bound(u32::try_from(n).unwrap_or(u32::MAX)),
+            // Loom's count of a bound has nothing to count here.
+            None => b.strategy(SearchStrategy::Dpor).loom_bound(false),
+            Some(n) => b
+                .strategy(SearchStrategy::Bpor)
+                .preemption_bound(u32::try_from(n).unwrap_or(u32::MAX))
+                .loom_bound(self.loom_bound),
         };
         b = match self.max_duration {
             None => b.unlimited_time(),
@@ -223,10 +242,11 @@ mod tests {
         std::env::set_var("LOOM_MAX_DURATION", "7");
         std::env::set_var("LOOM_MAX_PERMUTATIONS", "100");
         std::env::set_var("SAMARITAN_SPURIOUS_FAILURES", "1");
+        std::env::set_var("SAMARITAN_LOOM_BOUND", "0");
         let b = Builder::new();
         assert_eq!(
-            (b.preemption_bound, b.max_branches, b.max_duration, b.max_permutations, b.spurious_failures),
-            (Some(3), 500, Some(Duration::from_secs(7)), Some(100), true)
+            (b.preemption_bound, b.max_branches, b.max_duration, b.max_permutations, b.spurious_failures, b.loom_bound),
+            (Some(3), 500, Some(Duration::from_secs(7)), Some(100), true, false)
         );
         std::env::set_var("SAMARITAN_SPURIOUS_FAILURES", "yes");
         let err = std::panic::catch_unwind(Builder::new).unwrap_err();
@@ -243,13 +263,14 @@ mod tests {
             "LOOM_MAX_DURATION",
             "LOOM_MAX_PERMUTATIONS",
             "SAMARITAN_SPURIOUS_FAILURES",
+            "SAMARITAN_LOOM_BOUND",
         ] {
             std::env::remove_var(name);
         }
         let b = Builder::new();
         assert_eq!(
-            (b.preemption_bound, b.max_branches, b.max_duration, b.spurious_failures),
-            (None, 1_000, None, false)
+            (b.preemption_bound, b.max_branches, b.max_duration, b.spurious_failures, b.loom_bound),
+            (None, 1_000, None, false, true)
         );
     }
 }

@@ -237,21 +237,48 @@ fn atomics_have_loom_extras() {
     assert_pass(&report, 1);
 }
 
-#[test]
-fn a_preemption_bound_runs_cb_por() {
+/// Two threads and the main thread take one lock each, at bound 0.
+fn three_lockers(loom_bound: bool) -> samaritan::Report {
     let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(1);
+    builder.preemption_bound = Some(0);
     builder.max_duration = None;
-    let report = builder
+    builder.loom_bound = loom_bound;
+    builder
         .to_samaritan()
         .persist(false)
         .explore(|| {
-            let t = thread::spawn(|| ());
-            t.join().unwrap();
+            let lock = Arc::new(loom::sync::Mutex::new(0));
+            let threads: Vec<_> = (0..2)
+                .map(|_| {
+                    let lock = lock.clone();
+                    thread::spawn(move || *lock.lock().unwrap() += 1)
+                })
+                .collect();
+            *lock.lock().unwrap() += 1;
+            for t in threads {
+                t.join().unwrap();
+            }
         })
-        .unwrap();
-    assert_eq!(report.strategy, "cb-por", "{report}");
-    assert_eq!(report.completed_bound, Some(1), "{report}");
+        .unwrap()
+}
+
+#[test]
+fn a_preemption_bound_runs_bpor_counting_the_bound_as_loom() {
+    // Loom's count: at bound 0 no other switch is ever explored, so one
+    // execution (the main thread's lock first, then the threads in order).
+    let report = three_lockers(true);
+    assert_eq!((report.strategy.as_str(), report.executions, report.completed_bound), ("bpor", 1, Some(0)));
+    assert!(
+        report.to_string().contains(
+            "every execution with <= 0 preemptions and no other switch once they are spent (loom's bound) explored"
+        ),
+        "{report}"
+    );
+    // The whole bound: the free switch where the main thread blocks in
+    // `join` is explored too (which thread takes the lock first).
+    let report = three_lockers(false);
+    assert_eq!((report.strategy.as_str(), report.executions, report.completed_bound), ("bpor", 2, Some(0)));
+    assert!(report.to_string().contains("every execution with <= 0 preemptions explored"), "{report}");
 }
 
 #[test]

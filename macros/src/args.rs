@@ -13,7 +13,8 @@ use syn::meta::ParseNestedMeta;
 use syn::{Expr, ExprLit, Lit};
 
 /// The strategy names, as `SAMARITAN_STRATEGY` spells them.
-const STRATEGIES: &[&str] = &["portfolio", "icb", "dfs", "dpor", "cb-por", "hapset", "random", "pct", "round-robin"];
+const STRATEGIES: &[&str] =
+    &["portfolio", "icb", "dfs", "dpor", "cb-por", "bpor", "hapset", "random", "pct", "round-robin"];
 
 /// The argument names, in the order the documentation lists them.
 const NAMES: &[&str] = &[

@@ -32,7 +32,7 @@ use syn::ItemFn;
 ///
 /// | argument | setting | value |
 /// |---|---|---|
-/// | `strategy` | `Builder::strategy` | `"portfolio"`, `"icb"`, `"dfs"`, `"dpor"`, `"cb-por"`, `"hapset"`, `"random"`, `"pct"`, `"round-robin"` |
+/// | `strategy` | `Builder::strategy` | `"portfolio"`, `"icb"`, `"dfs"`, `"dpor"`, `"cb-por"`, `"bpor"`, `"hapset"`, `"random"`, `"pct"`, `"round-robin"` |
 /// | `preemptions` | `Builder::preemption_bound` | integer |
 /// | `fairness` | `Builder::fairness` | `true`/`false` |
 /// | `pct_depth` | `Builder::pct_depth` | 1 to 64 |

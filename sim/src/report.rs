@@ -52,6 +52,12 @@ pub struct Report {
     /// Whether the search stopped at its preemption bound with executions
     /// beyond it left unexplored.
     pub bounded: bool,
+    /// Whether the bound was counted as loom counts it: an execution that
+    /// has spent it takes no other choice of actor, free switches
+    /// included ([`Strategy::bound_ends_switches`](crate::Strategy::bound_ends_switches)).
+    /// A bounded pass then says it covered loom's bound, not every
+    /// execution with that many preemptions.
+    pub bound_ends_switches: bool,
     /// Distinct abstract states the test named with
     /// `samaritan::coverage::state`, if it named any.
     pub states: Option<u64>,
@@ -152,6 +158,7 @@ impl Report {
             test_name,
             completed_bound: None,
             bounded: false,
+            bound_ends_switches: false,
             states: None,
             coverage: Vec::new(),
             shrink: None,
@@ -265,6 +272,9 @@ impl fmt::Display for Report {
             };
             // A spurious wake-up or failure counts as a preemption.
             let faults = if self.faults { " (a spurious wake-up or failure counting as one)" } else { "" };
+            let loom =
+                if self.bound_ends_switches { " and no other switch once they are spent (loom's bound)" } else { "" };
+            let faults = format!("{faults}{loom}");
             let how = match (self.exhausted, self.bounded, self.completed_bound) {
                 (true, true, Some(c)) => {
                     format!("every execution with <= {c} {}{faults} explored", plural(c as usize, "preemption"))

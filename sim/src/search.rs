@@ -415,6 +415,7 @@ fn explore_here(
     }
     report.completed_bound = strategy.completed_bound();
     report.bounded = strategy.bounded();
+    report.bound_ends_switches = strategy.bound_ends_switches();
     report.hapset_pairs = strategy.coverage_pairs();
     report.randomized = strategy.randomized();
     let states = cell.borrow().states.len() as u64;

@@ -258,6 +258,15 @@ pub trait Strategy {
         false
     }
 
+    /// For a search that bounds preemptions: whether an execution that has
+    /// spent the bound also takes no other choice of actor, free switches
+    /// included (loom's count of its bound), so that a pass covers fewer
+    /// executions than every one with that many preemptions. The report
+    /// says so.
+    fn bound_ends_switches(&self) -> bool {
+        false
+    }
+
     /// For a coverage-guided search: how many coverage pairs (HaPSet
     /// predecessor pairs) it has covered, loaded ones included.
     fn coverage_pairs(&self) -> Option<u64> {

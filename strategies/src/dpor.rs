@@ -73,6 +73,7 @@ use samaritan_sim::{
 };
 
 use crate::actors::ActorSet;
+use crate::bpor::{switch_before, Bound, Charge, Price};
 use crate::hapset::Coverage;
 use crate::hb::{Clock, History};
 use crate::pool::{team, Member};
@@ -117,6 +118,8 @@ struct Node {
     /// taken here and the later operation racing with it, which the actor
     /// lets come first.
     races: Vec<(ActorId, Pending, Pending)>,
+    /// Under a preemption bound, what the choices here cost.
+    price: Price,
 }
 
 impl Node {
@@ -131,19 +134,23 @@ impl Node {
         self.sleep.iter().any(|s| s.actor == a && s.blocks())
     }
 
-    /// The value after `chosen` this search may explore next, if any.
-    fn next_value(&self) -> Option<u32> {
+    /// The value after `chosen` this search may explore next within
+    /// `bound`, if any.
+    fn next_value(&self, bound: Option<Bound>) -> Option<u32> {
         let Kind::Value { allowed, .. } = &self.kind else { return None };
         let next = match allowed {
             Some(allowed) => allowed.iter().copied().find(|&v| v > self.chosen)?,
             None => self.chosen + 1,
         };
-        (next < self.stop).then_some(next)
+        (next < self.stop && self.price.fits(next, bound)).then_some(next)
     }
 
-    /// The next backtrack choice not yet explored and not asleep.
-    fn next_choice(&self) -> Option<ActorId> {
-        self.backtrack.iter().find(|&a| !self.done.contains(a) && !self.asleep(a))
+    /// The next backtrack choice not yet explored, not asleep and within
+    /// `bound`.
+    fn next_choice(&self, bound: Option<Bound>) -> Option<ActorId> {
+        self.backtrack
+            .iter()
+            .find(|&a| !self.done.contains(a) && !self.asleep(a) && self.price.fits(a.index() as u32, bound))
     }
 }
 
@@ -193,6 +200,9 @@ pub struct Dpor {
     member: Option<Member<Vec<Node>>>,
     /// The rank of the last failing execution: its choices.
     failed: Option<Vec<u32>>,
+    /// The preemption bound, when the search is bounded partial-order
+    /// reduction ([`Dpor::within`]): no sleep sets then.
+    bound: Option<Bound>,
 }
 
 impl Dpor {
@@ -256,16 +266,66 @@ impl Dpor {
             .collect()
     }
 
+    /// Makes this search bounded partial-order reduction (Coons,
+    /// Musuvathi and McKinley, OOPSLA 2013; `bpor.rs`), as loom's search
+    /// under `LOOM_MAX_PREEMPTIONS`: every execution with at most `bound`
+    /// preemptions (a fault the platform injects counting as one, as in
+    /// [`Icb`](crate::Icb)), up to the order of independent steps. No
+    /// choice beyond the bound is taken, a race also adds a backtrack
+    /// point at the latest context switch before it, and there are no
+    /// sleep sets, which a bound makes unsound.
+    ///
+    /// ```
+    /// use samaritan_sim::{Shard, Strategy};
+    /// use samaritan_strategies::Dpor;
+    ///
+    /// let search = Dpor::new().within(2);
+    /// assert_eq!((search.name(), search.bounded()), ("bpor", true));
+    /// let workers: Vec<Dpor> = Dpor::team(2, Shard::WHOLE).into_iter().map(|w| w.within(1)).collect();
+    /// assert_eq!(workers[1].name(), "bpor");
+    /// ```
+    pub fn within(self, bound: u32) -> Dpor {
+        Dpor { bound: Some(Bound { preemptions: bound, loom: false }), ..self }
+    }
+
+    /// Makes the bound of [`Dpor::within`] count as loom's does: once an
+    /// execution has spent it, it takes no other choice of actor, free
+    /// ones included, but lets the default actor go (the running one
+    /// while it can, else the first that may); loads still read every
+    /// store they may. Fewer executions, and a weaker claim: a pass covers
+    /// every execution loom's bound covers, not every one with that many
+    /// preemptions. No effect without a bound.
+    ///
+    /// ```
+    /// use samaritan_sim::Strategy;
+    /// use samaritan_strategies::Dpor;
+    ///
+    /// assert!(Dpor::new().within(2).counting_as_loom().bound_ends_switches());
+    /// assert!(!Dpor::new().within(2).bound_ends_switches());
+    /// ```
+    pub fn counting_as_loom(self) -> Dpor {
+        let bound = self.bound.map(|b| Bound { loom: true, ..b });
+        Dpor { bound, ..self }
+    }
+
+    /// Whether the search keeps sleep sets: not under a bound.
+    fn sleeps(&self) -> bool {
+        self.bound.is_none()
+    }
+
     /// Gives a waiting worker one untried backtrack choice of the
     /// shallowest node that has one (module docs). Call after
     /// [`Dpor::backtrack`], while the history is the last execution's
     /// (whose prefix up to the last node the next execution replays).
     fn give_away(&mut self) {
         let Some(member) = &self.member else { return };
+        let bound = self.bound;
         let found = self.nodes.iter().enumerate().find_map(|(i, node)| {
             let chosen = ActorId::from_index(node.chosen as usize);
             node.enabled()?;
-            let q = node.backtrack.iter().find(|&a| a != chosen && !node.done.contains(a) && !node.asleep(a))?;
+            let q = node.backtrack.iter().find(|&a| {
+                a != chosen && !node.done.contains(a) && !node.asleep(a) && node.price.fits(a.index() as u32, bound)
+            })?;
             Some((i, q, chosen))
         });
         let Some((at, q, chosen)) = found else { return };
@@ -286,12 +346,17 @@ impl Dpor {
         node.chosen = q.index() as u32;
         // Ordered before `q`: what the giver explored, is exploring, and
         // gave away before.
-        let before = self.nodes[at].given.iter().copied().chain([(chosen, op_chosen)]);
-        node.sleep.extend(before.map(|(a, op)| Sleeper::new(a, op, at)));
+        if self.bound.is_none() {
+            let before = self.nodes[at].given.iter().copied().chain([(chosen, op_chosen)]);
+            node.sleep.extend(before.map(|(a, op)| Sleeper::new(a, op, at)));
+        }
         let rank = nodes.iter().map(|n| n.chosen).collect();
+        let sleeps = self.sleeps();
         let giver = &mut self.nodes[at];
         giver.done.insert(q);
-        giver.given.push((q, op_q));
+        if sleeps {
+            giver.given.push((q, op_q));
+        }
         member.give(rank, nodes);
     }
 
@@ -300,8 +365,11 @@ impl Dpor {
         self.split.is_elsewhere()
     }
 
-    /// Adds a new node at the current depth.
-    fn push_node(&mut self, kind: Kind, chosen: u32) {
+    /// Adds a new node at the current depth, whose choices are charged as
+    /// `charge` says.
+    fn push_node(&mut self, kind: Kind, chosen: u32, charge: Charge) {
+        let spent = self.nodes.last().map_or(0, |n| n.price.after(n.chosen));
+        let price = Price { spent, charge };
         let sleep = std::mem::take(&mut self.next_sleep);
         let mut backtrack = ActorSet::default();
         if let Kind::Actor { enabled, .. } = &kind {
@@ -318,7 +386,7 @@ impl Dpor {
             Kind::Actor { .. } => 0,
         };
         let (done, given, races) = (ActorSet::default(), Vec::new(), Vec::new());
-        self.nodes.push(Node { kind, chosen, stop, backtrack, done, sleep, given, races });
+        self.nodes.push(Node { kind, chosen, stop, backtrack, done, sleep, given, races, price });
     }
 
     /// Actor `a`'s operation at node `at` of the last execution: its next
@@ -335,12 +403,19 @@ impl Dpor {
     /// pending when the execution is cut short) against the steps before
     /// it, and adds backtrack points for the races found (Fig. 2, lines
     /// 21-31). Every dependent step since `p`'s previous one races with
-    /// it, and before that only the latest does.
+    /// it, and before that only the latest does (every one, under a
+    /// bound).
     fn races(&mut self, p: ActorId, racing: Pending) {
         let history = &self.history;
         let end = history.events.len();
-        // `p`'s previous event (or its spawn).
-        let previous = history.of_actor(p).last().copied().or(history.spawned_at(p));
+        // `p`'s previous event (or its spawn). Under a bound, every
+        // dependent step races, not only the latest before it: the latest
+        // one's reversal may be beyond the bound, and then the earlier
+        // ones' are what no later execution would show (`bpor.rs`).
+        let previous = match self.bound {
+            None => history.of_actor(p).last().copied().or(history.spawned_at(p)),
+            Some(_) => None,
+        };
         let mut targets = std::mem::take(&mut self.targets);
         Self::dependents(history, history.clock_now(p), history.locks(p), end, previous, racing, &mut targets);
         for &i in &targets {
@@ -385,6 +460,7 @@ impl Dpor {
         let mut before = std::mem::take(&mut self.scratch);
         self.history.clock_after(p, seq - 1, &mut before);
         let previous = match seq {
+            _ if self.bound.is_some() => None,
             1 => self.history.spawned_at(p),
             k => Some(self.history.of_actor(p)[k as usize - 2]),
         };
@@ -401,8 +477,21 @@ impl Dpor {
 
     /// Adds to the backtrack set of the state event `i` was taken from a
     /// thread that lets `p`'s operation `racing` come first (Fig. 2, lines
-    /// 26-31); `p`'s state is the history's end, `end`.
+    /// 26-31); `p`'s state is the history's end, `end`. Under a bound,
+    /// also at the latest context switch before `i` (`bpor.rs`).
     fn add_backtrack(&mut self, i: usize, p: ActorId, racing: Pending, end: usize) {
+        self.add_backtrack_at(i, p, racing, end);
+        if self.bound.is_some() {
+            let events = &self.history.events;
+            if let Some(j) = switch_before(i, |k| events[k].actor) {
+                self.add_backtrack_at(j, p, racing, end);
+            }
+        }
+    }
+
+    /// [`Dpor::add_backtrack`] at the state of event `i` alone: a choice
+    /// beyond the bound is not added.
+    fn add_backtrack_at(&mut self, i: usize, p: ActorId, racing: Pending, end: usize) {
         let Some(enabled) = self.nodes.get(i).and_then(Node::enabled) else { return };
         // E: `p` itself if it could run there, or a thread whose next step
         // after `i` happens before `p`'s operation.
@@ -429,15 +518,24 @@ impl Dpor {
                 }
             }
         };
-        if let Some(&q) = candidates.iter().find(|&&q| node.backtrack.contains(q) || node.done.contains(q)) {
+        let bound = self.bound;
+        let fits = |node: &Node, q: ActorId| node.price.fits(q.index() as u32, bound);
+        let known = |q: ActorId| fits(node, q) && (node.backtrack.contains(q) || node.done.contains(q));
+        if let Some(&q) = candidates.iter().find(|&&q| known(q)) {
             why(node, q);
             return;
         }
         // A sleeping thread's branches from here are covered elsewhere:
         // adding it would add nothing (it is skipped), so pick an awake one.
         candidates.retain(|&q| !node.asleep(q));
-        let add = if candidates.is_empty() {
-            node.enabled().map_or_else(Vec::new, |e| e.iter().filter(|&q| !node.asleep(q)).collect())
+        let none = candidates.is_empty();
+        // Beyond the bound a candidate cannot be taken here; the latest
+        // context switch before is tried instead.
+        candidates.retain(|&q| fits(node, q));
+        let add = if none {
+            node.enabled().map_or_else(Vec::new, |e| e.iter().filter(|&q| !node.asleep(q) && fits(node, q)).collect())
+        } else if candidates.is_empty() {
+            Vec::new()
         } else if candidates.contains(&p) {
             vec![p]
         } else {
@@ -478,11 +576,12 @@ impl Dpor {
     /// prefix up to the node the next one replays) is marked done unrun.
     fn backtrack(&mut self) -> bool {
         let coverage = self.coverage.as_deref().map(lock);
+        let (bound, sleeps) = (self.bound, self.sleeps());
         while let Some(at) = self.nodes.len().checked_sub(1) {
             let node = &mut self.nodes[at];
             match node.kind {
                 Kind::Value { .. } => {
-                    if let Some(next) = node.next_value() {
+                    if let Some(next) = node.next_value(bound) {
                         node.chosen = next;
                         return true;
                     }
@@ -493,12 +592,14 @@ impl Dpor {
                     // The explored step is the last execution's `at`-th;
                     // explored here with every store it could read, it
                     // sleeps whole (a partial entry of its own goes).
-                    node.sleep.retain(|s| s.actor != explored);
-                    node.sleep.push(Sleeper::new(explored, op_of(&self.history.events[at]), at));
-                    // Choices given away come after it in the order.
-                    let given = std::mem::take(&mut node.given);
-                    node.sleep.extend(given.into_iter().map(|(a, op)| Sleeper::new(a, op, at)));
-                    while let Some(next) = self.nodes[at].next_choice() {
+                    if sleeps {
+                        node.sleep.retain(|s| s.actor != explored);
+                        node.sleep.push(Sleeper::new(explored, op_of(&self.history.events[at]), at));
+                        // Choices given away come after it in the order.
+                        let given = std::mem::take(&mut node.given);
+                        node.sleep.extend(given.into_iter().map(|(a, op)| Sleeper::new(a, op, at)));
+                    }
+                    while let Some(next) = self.nodes[at].next_choice(bound) {
                         let pending = self.pending_at(at, next);
                         let node = &mut self.nodes[at];
                         let covered = match (&coverage, pending) {
@@ -536,6 +637,8 @@ impl Strategy for Dpor {
     fn name(&self) -> &'static str {
         if self.coverage.is_some() {
             "hapset"
+        } else if self.bound.is_some() {
+            "bpor"
         } else {
             "dpor"
         }
@@ -613,9 +716,16 @@ impl Strategy for Dpor {
         self.constrained = entry(&chosen).map(|s| (chosen, s.since));
         self.last_pending.clear();
         self.last_pending.extend(point.actors.iter().map(|v| v.pending));
+        // Taking anyone but the running actor preempts it, unless it just
+        // yielded (as `SchedulePoint::preempts` says).
+        let charge = match point.current {
+            Some(c) if !point.yielding => Charge::Running(c),
+            _ => Charge::Anyone,
+        };
         self.push_node(
             Kind::Actor { enabled: ActorSet::of(point.enabled), signature: Some(Signature::of(point)) },
             chosen.index() as u32,
+            charge,
         );
         self.split.take(chosen.index() as u32, point.enabled.len());
         Ok(chosen)
@@ -650,7 +760,8 @@ impl Strategy for Dpor {
             },
             None => 0,
         };
-        self.push_node(Kind::Value { alternatives: point.alternatives as u32, allowed }, first);
+        let charge = if point.fault { Charge::Fault } else { Charge::Data };
+        self.push_node(Kind::Value { alternatives: point.alternatives as u32, allowed }, first, charge);
         self.split.take(first, point.alternatives);
         Ok(first as usize)
     }
@@ -670,9 +781,11 @@ impl Strategy for Dpor {
                 Some(s) => self.constrained = Some((s.actor, s.since)),
                 None => {}
             }
+            // A forced step has nobody else to switch to: it is free.
             self.push_node(
                 Kind::Actor { enabled: ActorSet::of(&[step.actor]), signature: None },
                 step.actor.index() as u32,
+                Charge::Anyone,
             );
         }
         if let Some((actor, since)) = self.constrained.take() {
@@ -725,6 +838,22 @@ impl Strategy for Dpor {
 
     fn exhausted(&self) -> bool {
         self.exhausted
+    }
+
+    fn completed_bound(&self) -> Option<u32> {
+        self.bound.filter(|_| self.exhausted).map(|b| b.preemptions)
+    }
+
+    fn bounded(&self) -> bool {
+        self.bound.is_some()
+    }
+
+    fn bound_ends_switches(&self) -> bool {
+        self.bound.is_some_and(|b| b.loom)
+    }
+
+    fn progress(&self) -> Option<String> {
+        self.bound.map(|b| format!("bound {}", b.preemptions))
     }
 
     fn rank(&self) -> Option<Vec<u32>> {

@@ -5,6 +5,7 @@
 //! enabled set, never a primitive's type.
 
 mod actors;
+mod bpor;
 mod cb_por;
 mod dfs;
 mod dpor;

@@ -81,6 +81,9 @@ pub(crate) enum Ins {
     /// less; `reg` = the value that ended the wait plus 100 times the
     /// loads that saw less (how long it spun is part of the outcome).
     SpinUntil(usize, u32),
+    /// As `SpinUntil`, but `reg` = the value that ended the wait only: how
+    /// long it spun is not part of the outcome.
+    SpinQuietlyUntil(usize, u32),
 }
 
 /// Cells the generated threads share; what orders their accesses is up to
@@ -287,6 +290,16 @@ impl Program {
         Program::spinning(g, true)
     }
 
+    /// The program with every spin's length left out of its outcome
+    /// ([`Ins::SpinQuietlyUntil`]).
+    pub(crate) fn quiet_spins(&self) -> Program {
+        let quiet = |ins: &Ins| match *ins {
+            Ins::SpinUntil(a, k) => Ins::SpinQuietlyUntil(a, k),
+            other => other,
+        };
+        Program { threads: self.threads.iter().map(|t| t.iter().map(quiet).collect()).collect(), ..self.clone() }
+    }
+
     fn spinning(g: &mut Gen, weak: bool) -> Program {
         loop {
             let threads = 2 + g.below(2);
@@ -413,12 +426,13 @@ impl Program {
                                 reg = u32::from(ok.is_ok());
                             }
                             Ins::Fence => fence(order(3)),
-                            Ins::SpinUntil(a, k) => {
+                            Ins::SpinUntil(a, k) | Ins::SpinQuietlyUntil(a, k) => {
+                                let counted = u32::from(matches!(ins, Ins::SpinUntil(..)));
                                 let mut spun = 0;
                                 loop {
                                     let seen = atomics[a].load(order(0));
                                     if seen >= k {
-                                        reg = seen + 100 * spun;
+                                        reg = seen + 100 * spun * counted;
                                         break;
                                     }
                                     spun += 1;
