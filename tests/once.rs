@@ -162,6 +162,41 @@ mod sim {
     }
 
     #[test]
+    fn a_completed_lazy_lock_orders_nothing_between_its_readers() {
+        // std's `force` of a completed cell is an acquire load of its
+        // state, and nothing is released into the cell after its
+        // initializer: the thread's store of `data` before its read of the
+        // lock is not made visible to main by main's read after it. So
+        // main may see the flag and still an old `data` (1, 0). When a
+        // begin step that found the cell complete was a `call_once` that
+        // released and acquired, main's read after the thread's acquired
+        // its store, and only three outcomes were reached (in 30
+        // executions).
+        use samaritan::sync::atomic::{AtomicU32, Ordering::Relaxed};
+        use std::collections::BTreeSet;
+        static SEEN: std::sync::Mutex<BTreeSet<(u32, u32)>> = std::sync::Mutex::new(BTreeSet::new());
+        let report = dfs(|| {
+            let lazy = Arc::new(LazyLock::new(|| 1u32));
+            assert_eq!(**lazy, 1);
+            let (data, flag) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+            let (l2, d2, f2) = (lazy.clone(), data.clone(), flag.clone());
+            let t = thread::spawn(move || {
+                d2.store(1, Relaxed);
+                assert_eq!(**l2, 1);
+                f2.store(1, Relaxed);
+            });
+            let seen_flag = flag.load(Relaxed);
+            assert_eq!(**lazy, 1);
+            let seen_data = data.load(Relaxed);
+            t.join().unwrap();
+            SEEN.lock().unwrap().insert((seen_flag, seen_data));
+        });
+        assert_eq!((&report.outcome, report.executions, report.exhausted), (&Outcome::Pass, 41, true), "{report}");
+        let seen: Vec<_> = SEEN.lock().unwrap().iter().copied().collect();
+        assert_eq!(seen, [(0, 0), (0, 1), (1, 0), (1, 1)], "{report}");
+    }
+
+    #[test]
     fn a_recursive_call_once_deadlocks_on_the_once() {
         let body = || {
             let once = Once::new();

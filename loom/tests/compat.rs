@@ -56,7 +56,7 @@ fn two_threads_register() {
 #[test]
 fn a_lazy_static_registry_is_made_afresh_and_dropped_in_every_execution() {
     // As `loom::model` runs it.
-    assert_pass(&check(two_threads_register), 20);
+    assert_pass(&check(two_threads_register), 8);
     let mut counts = Vec::new();
     for strategy in [SearchStrategy::Dpor, SearchStrategy::Dfs, SearchStrategy::CbPor, SearchStrategy::Random] {
         let before = (MADE.load(SeqCst), DROPPED.load(SeqCst));
@@ -71,12 +71,15 @@ fn a_lazy_static_registry_is_made_afresh_and_dropped_in_every_execution() {
         assert_eq!((made, DROPPED.load(SeqCst) - before.1), (report.executions as usize, made));
         counts.push((strategy, report.executions));
     }
+    // Two reads of the completed registry commute (a begin step that
+    // finds it complete is a load): before they did, DPOR ran 20 and
+    // cb-por 13.
     assert_eq!(
         counts,
         [
-            (SearchStrategy::Dpor, 20),
+            (SearchStrategy::Dpor, 8),
             (SearchStrategy::Dfs, 112),
-            (SearchStrategy::CbPor, 13),
+            (SearchStrategy::CbPor, 7),
             (SearchStrategy::Random, 500)
         ]
     );

@@ -101,6 +101,22 @@ pub fn step_as(op: Op, object: Option<ObjectId>, location: &'static Location<'st
     announce(Pending::new(op, object, location), None, Some(taken));
 }
 
+/// Announces `op` on `object`, which can proceed only while `ready()`
+/// returns `true`, as [`step_when`], and is taken as the operation
+/// `taken()` returns then, as [`step_as`] (a one-time initialization's
+/// begin step, which only reads the state once another thread has
+/// completed it). Both must only read the primitive's state.
+#[inline]
+pub fn step_when_as(
+    op: Op,
+    object: Option<ObjectId>,
+    location: &'static Location<'static>,
+    ready: &dyn Fn() -> bool,
+    taken: &dyn Fn() -> Op,
+) {
+    announce(Pending::new(op, object, location), Some(ready), Some(taken));
+}
+
 /// Announces `op` on `object` that also changes `second` in the same step
 /// (a condition variable's wait releases its mutex), and returns once this
 /// actor may perform it. Naming `second` keeps partial-order reduction

@@ -3,7 +3,11 @@
 //!
 //! An initialization is two [`Op::CallOnce`] steps: *begin* (blocked while
 //! another thread runs the initializer; finds the state) and, after the
-//! initializer ran, *complete* (publishes the result). Other threads may run
+//! initializer ran, *complete* (publishes the result). A begin that finds
+//! the initialization complete only reads it: it is taken as an
+//! [`Op::Load`], so that two threads reaching a completed `Once` (a
+//! `LazyLock` or `lazy_static!` read again and again) commute for the
+//! reductions, as two loads do. Other threads may run
 //! in between, so a thread arriving meanwhile blocks until completion, and a
 //! reader may see the effects of the initializer before the completion.
 //! Reads of the state (`is_completed`, `OnceLock::get`) are [`Op::Load`]
@@ -75,9 +79,16 @@ impl OnceModel {
     }
 
     /// The begin step: waits while another thread initializes, then returns
-    /// the state found.
+    /// the state found. Complete, it is a read ([`Op::Load`]): announced as
+    /// one when already complete, else taken as one if another thread
+    /// completed it meanwhile.
     pub(crate) fn begin(&self, object: ObjectId, location: &'static Location<'static>) -> u8 {
-        rt::step_when(Op::CallOnce, Some(object), location, &|| self.state() != RUNNING);
+        if self.state() == COMPLETE {
+            rt::step(Op::Load, Some(object), location);
+        } else {
+            let taken = || if self.state() == COMPLETE { Op::Load } else { Op::CallOnce };
+            rt::step_when_as(Op::CallOnce, Some(object), location, &|| self.state() != RUNNING, &taken);
+        }
         self.state()
     }
 
