@@ -608,14 +608,13 @@ impl Execution {
         if let Some(until) = self.coast_until {
             return (self.steps < until).then(|| self.coast_choice(current));
         }
-        let fairness = if self.config.fair { self.fairness.digest() } else { 0 };
         let point = SchedulePoint {
             step: self.steps,
             current,
             enabled: &self.enabled,
             actors: &self.views,
             yielding,
-            fairness,
+            fair: self.config.fair.then_some(&self.fairness),
         };
         // SAFETY: the strategy outlives the execution (`explore` owns both)
         // and nothing else touches it while the execution runs.

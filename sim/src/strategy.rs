@@ -8,6 +8,7 @@
 
 use std::panic::Location;
 
+use crate::fair::Fairness;
 use crate::op::{ActorId, Footprint, ObjectId, Op};
 use crate::outcome::Outcome;
 
@@ -76,12 +77,9 @@ pub struct SchedulePoint<'a> {
     /// Whether the last step of `current` was a yield ([`Op::is_yield`]):
     /// switching away from it then is not a preemption.
     pub yielding: bool,
-    /// A digest of the fair scheduler's state (its priority relation and
-    /// the windows of the actors that have yielded); 0 until an actor
-    /// yields, and always 0 without fairness. With the program's state it
-    /// decides which actors the scheduler lets run from here on, so a
-    /// strategy that caches what it explored from a state keys it too.
-    pub fairness: u64,
+    /// The fair scheduler, when it is on: its digest is computed only for
+    /// a strategy that asks ([`SchedulePoint::fairness`]).
+    pub(crate) fair: Option<&'a Fairness>,
 }
 
 impl SchedulePoint<'_> {
@@ -95,6 +93,16 @@ impl SchedulePoint<'_> {
     /// Returns the pending operation of `actor`.
     pub fn pending(&self, actor: ActorId) -> Option<Pending> {
         self.actors.get(actor.index()).and_then(|a| a.pending)
+    }
+
+    /// A digest of the fair scheduler's state (its priority relation and
+    /// the windows of the actors that have yielded); 0 until an actor
+    /// yields, and always 0 without fairness. With the program's state it
+    /// decides which actors the scheduler lets run from here on, so a
+    /// strategy that caches what it explored from a state keys it too.
+    /// Computed when asked: a strategy that does not cache pays nothing.
+    pub fn fairness(&self) -> u64 {
+        self.fair.map_or(0, Fairness::digest)
     }
 }
 

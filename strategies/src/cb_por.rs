@@ -965,7 +965,7 @@ impl Strategy for CbPor {
         // After a yield the fair scheduler's state decides, with the
         // program's, who may run from here on: it is part of the key.
         let budget =
-            Some(Budgeted { state: self.hash ^ point.fairness, key: switch_key(point), spent: self.preemptions });
+            Some(Budgeted { state: self.hash ^ point.fairness(), key: switch_key(point), spent: self.preemptions });
         if self.blocked || budget.is_some_and(|b| self.covered(b.state, Some(b.key), b.spent)) {
             // Every continuation is explored already.
             self.cut_short = true;
