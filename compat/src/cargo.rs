@@ -49,9 +49,14 @@ pub(crate) fn build(spec: &CrateSpec, dir: &Path, target_dir: &Path, log: &Path)
         Ok(out) => out,
         Err(e) => return failed(format!("cannot run cargo: {e}")),
     };
+    let text = fs::read_to_string(log).unwrap_or_default();
     if !out.status.success() {
-        let text = fs::read_to_string(log).unwrap_or_default();
         return failed(first_error(&text).unwrap_or_else(|| format!("cargo exited with {}", out.status)));
+    }
+    // A patch cargo left out builds the crate on what it was to replace:
+    // that copy would test loom, not samaritan.
+    if let Some(unused) = unused_patch(&text) {
+        return failed(unused);
     }
     Build {
         binaries: executables(&String::from_utf8_lossy(&out.stdout)),
@@ -114,6 +119,49 @@ pub(crate) fn fit_lock(dir: &Path) -> Result<Vec<String>, String> {
         updated.extend(together);
     }
     Err(format!("the lock file still conflicts after updating {}", updated.join(", ")))
+}
+
+/// Makes the copy at `dir` take its `[patch.crates-io] loom`: a lock file
+/// that pins loom from crates.io at another version than the patch's keeps
+/// it ("patch ... was not used in the crate graph"), so each locked
+/// registry loom is updated as a user would (`cargo update -p
+/// loom@0.7.2`), which then selects the patch. Returns the packages
+/// updated, as `name@version`.
+pub(crate) fn take_patch(dir: &Path) -> Result<Vec<String>, String> {
+    let lock = fs::read_to_string(dir.join("Cargo.lock")).map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let pinned = locked_registry(&lock, "loom");
+    for package in &pinned {
+        let update = Command::new("cargo")
+            .args(["update", "-p", package])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !update.status.success() {
+            let text = String::from_utf8_lossy(&update.stderr);
+            return Err(first_error(&text).unwrap_or_else(|| format!("cargo update -p {package} failed")));
+        }
+    }
+    Ok(pinned)
+}
+
+/// The versions of package `name` a lock file takes from a registry, as
+/// `name@version`.
+pub(crate) fn locked_registry(lock: &str, name: &str) -> Vec<String> {
+    let Ok(doc) = lock.parse::<toml_edit::DocumentMut>() else { return Vec::new() };
+    let Some(packages) = doc.get("package").and_then(|p| p.as_array_of_tables()) else { return Vec::new() };
+    packages
+        .iter()
+        .filter(|p| p.get("name").and_then(|n| n.as_str()) == Some(name))
+        .filter(|p| p.get("source").and_then(|s| s.as_str()).is_some_and(|s| s.starts_with("registry+")))
+        .filter_map(|p| Some(format!("{name}@{}", p.get("version")?.as_str()?)))
+        .collect()
+}
+
+/// Cargo's warning that a `[patch]` was not used, as a build error.
+pub(crate) fn unused_patch(stderr: &str) -> Option<String> {
+    let line = stderr.lines().map(str::trim).find(|l| l.starts_with("warning: patch") && l.contains("was not used"))?;
+    Some(format!("the switch did not take: {}", line.trim_start_matches("warning: ")))
 }
 
 /// The locked package a resolution error says conflicts, as
@@ -192,6 +240,19 @@ mod tests {
         let stderr = "error: failed to select a version for `libc`.\n    ... required by package `corosensei v0.3.4`\n\nall possible versions conflict with previously selected packages.\n\n  previously selected package `libc v0.2.153`\n    ... which satisfies dependency `libc = \"^0.2.95\"` (locked to 0.2.153)\n";
         assert_eq!(locked_conflict(stderr), Some("libc@0.2.153".to_string()));
         assert_eq!(locked_conflict("error: no matching package named `x` found"), None);
+    }
+
+    #[test]
+    fn finds_the_registry_looms_a_lock_pins_and_an_unused_patch() {
+        let lock = "version = 3\n\n[[package]]\nname = \"loom\"\nversion = \"0.7.2\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n[[package]]\nname = \"loom\"\nversion = \"0.5.6\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n[[package]]\nname = \"loommm\"\nversion = \"1.0.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n[[patch.unused]]\nname = \"loom\"\nversion = \"0.7.3\"\n";
+        assert_eq!(locked_registry(lock, "loom"), ["loom@0.7.2", "loom@0.5.6"]);
+        assert!(locked_registry("not a lock", "loom").is_empty());
+        let log = "   Compiling x v1.0.0\nwarning: patch `loom v0.7.3 (/s/loom-patch)` was not used in the crate graph\nhelp: Check that the patched package version and available packages are compatible\n";
+        assert_eq!(
+            unused_patch(log).as_deref(),
+            Some("the switch did not take: patch `loom v0.7.3 (/s/loom-patch)` was not used in the crate graph")
+        );
+        assert_eq!(unused_patch("   Compiling x v1.0.0\n"), None);
     }
 
     #[test]

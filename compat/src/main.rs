@@ -368,6 +368,16 @@ fn prepare(
             Err(e) => return failed(e),
         }
     }
+    // A patch the lock file's pinned loom would keep out: take it.
+    if side == Side::Samaritan && o.switch_of(spec) == Switch::Patch && copy.join("Cargo.lock").exists() {
+        match cargo::take_patch(&copy) {
+            Ok(updated) if !updated.is_empty() => {
+                let _ = write!(switched, "; lock file: cargo update -p {}", updated.join(", -p "));
+            }
+            Ok(_) => {}
+            Err(e) => return failed(e),
+        }
+    }
     let what = mutation.map(|m| format!(" with {}", m.name)).unwrap_or_default();
     note(&format!("{}: building the {} side{what}", spec.id(), label(spec, side)));
     let target_dir = o.work.join(spec.id()).join("target").join(side.name());
