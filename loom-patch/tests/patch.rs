@@ -8,12 +8,18 @@
 //! its own target directory (a first run compiles samaritan once more,
 //! with `--cfg loom`), so the source tree is never written to. Only in
 //! the simulation-mode run of the workspace (`--all-features`), once.
-#![cfg(feature = "sim")]
+//!
+//! A crate may build its loom tests under a cfg of its own (crossbeam's
+//! `crossbeam_loom`): the patched loom must explore under those too, which
+//! `cargo tree` shows without a build (in both modes).
 
-use std::path::{Path, PathBuf};
+#[cfg(feature = "sim")]
+use std::path::Path;
+use std::path::PathBuf;
 use std::process::Command;
 
 /// Copies the fixture folder `from` into `to`, completing the manifest.
+#[cfg(feature = "sim")]
 fn copy(from: &Path, to: &Path, loom_patch: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -31,6 +37,34 @@ fn copy(from: &Path, to: &Path, loom_patch: &Path) {
     }
 }
 
+/// Whether this crate turns samaritan-loom's `sim` on when the build's
+/// `RUSTFLAGS` are `rustflags`, as `cargo tree` resolves features.
+fn explores_under(rustflags: &str) -> bool {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let out = Command::new(cargo)
+        .args(["tree", "-p", "loom", "-e", "features", "-i", "samaritan-loom", "--manifest-path"])
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+        .env("RUSTFLAGS", rustflags)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    stdout.contains("samaritan-loom feature \"sim\"")
+}
+
+#[test]
+fn the_patched_loom_explores_under_the_cfgs_loom_suites_are_built_with() {
+    for cfg in ["--cfg loom", "--cfg crossbeam_loom", "--cfg oneshot_loom"] {
+        assert!(explores_under(cfg), "{cfg}");
+    }
+    // Without one (this workspace's production-mode build), nothing does:
+    // only this crate's own `sim` feature, off by default, which `cargo
+    // tree` here does not ask for.
+    assert!(!explores_under(""));
+}
+
+#[cfg(feature = "sim")]
 #[test]
 fn a_patch_line_moves_a_crate_and_its_loom_using_dependency_onto_samaritan() {
     let loom_patch = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -207,7 +207,12 @@ impl Builder {
         #[cfg(not(feature = "sim"))]
         {
             let _ = f;
-            panic!("samaritan-loom explores only with its `sim` feature: depend on it with `features = [\"sim\"]`");
+            panic!(
+                "samaritan-loom explores only with its `sim` feature: depend on it with `features = [\"sim\"]` \
+                 (under `[patch.crates-io] loom`, it is on for `--cfg loom`, `crossbeam_loom` and `oneshot_loom`; \
+                 for another cfg, add `samaritan-loom = {{ path = \"...\", features = [\"sim\"] }}` to your \
+                 dev-dependencies)"
+            );
         }
     }
 }
