@@ -1,8 +1,12 @@
 //! Executions to exhaust small models: samaritan's DPOR and DFS, loom
 //! (its own DPOR) and shuttle (DFS), side by side in one run, with the
-//! number of Mazurkiewicz traces where it is known. Run with
+//! number of Mazurkiewicz traces where it is known; then the same models
+//! under a preemption bound of 1 to 3: loom's bounded DPOR against
+//! samaritan's `bpor` (with the bound counted as loom counts it, and as
+//! `icb` does), `cb-por` and `icb`. Run with
 //! `cargo bench -p samaritan-bench --features sim --bench reduction`; see
-//! `BENCHMARKS.md`, section "Reduction".
+//! `BENCHMARKS.md`, sections "Reduction" and "Bounded partial-order
+//! reduction".
 //!
 //! Searches are capped (executions, and loom and shuttle also by the cap
 //! standing in for time): a capped cell prints `> N` and counts as not
@@ -55,14 +59,14 @@ impl Count {
 }
 
 fn samaritan_run(strategy: samaritan::SearchStrategy, cap: u64, f: impl Fn() + Send + Sync + 'static) -> Count {
+    samaritan_bounded(samaritan::Builder::new().strategy(strategy), cap, f)
+}
+
+/// Explores `f` under `builder` (its strategy and bound) without fairness
+/// or persistence, stopping at `cap` executions.
+fn samaritan_bounded(builder: samaritan::Builder, cap: u64, f: impl Fn() + Send + Sync + 'static) -> Count {
     let start = Instant::now();
-    let report = samaritan::Builder::new()
-        .strategy(strategy)
-        .fairness(false)
-        .persist(false)
-        .max_executions(cap)
-        .explore(f)
-        .expect("valid settings");
+    let report = builder.fairness(false).persist(false).max_executions(cap).explore(f).expect("valid settings");
     assert!(report.outcome.is_pass(), "samaritan failed a model:\n{report}");
     Count { executions: report.executions, exhausted: report.exhausted, seconds: start.elapsed().as_secs_f64() }
 }
@@ -80,10 +84,11 @@ fn shuttle_run(cap: u64, f: impl Fn() + Send + Sync + 'static) -> Count {
     Count { executions: executions.min(cap), exhausted, seconds: start.elapsed().as_secs_f64() }
 }
 
-fn loom_run(cap: u64, f: impl Fn() + Send + Sync + 'static) -> Count {
+fn loom_run(cap: u64, bound: Option<usize>, f: impl Fn() + Send + Sync + 'static) -> Count {
     static EXECUTIONS: AtomicU64 = AtomicU64::new(0);
     EXECUTIONS.store(0, Ordering::Relaxed);
     let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = bound;
     // loom checks `max_permutations` against the next execution's number,
     // every `checkpoint_interval` executions.
     builder.max_permutations = Some(cap as usize + 1);
@@ -111,6 +116,12 @@ fn main() {
         (2_000, 2_000, 2_000)
     };
     type Model = (String, Option<u64>, fn(), fn(), fn());
+    let bounded: Vec<(String, fn(), fn())> = vec![
+        ("fetch_add, 3 threads".into(), || sam::fetch_add(3), || lm::fetch_add(3)),
+        ("fetch_add, 4 threads".into(), || sam::fetch_add(4), || lm::fetch_add(4)),
+        ("mutex counter, 3 threads x 2 locks".into(), sam::mutex_3x2, lm::mutex_3x2),
+        ("producer/consumer (condvar)".into(), sam::condvar, lm::condvar),
+    ];
     let mut models: Vec<Model> = vec![
         ("fetch_add, 2 threads".into(), Some(2), || sam::fetch_add(2), || shut::fetch_add(2), || lm::fetch_add(2)),
         ("fetch_add, 3 threads".into(), Some(6), || sam::fetch_add(3), || shut::fetch_add(3), || lm::fetch_add(3)),
@@ -134,7 +145,7 @@ fn main() {
         let dpor = samaritan_run(Dpor, sam_cap, sam_f);
         let dfs = samaritan_run(Dfs, sam_cap, sam_f);
         // loom's thread table holds 5 threads (`loom::MAX_THREADS`).
-        let loom = if name.starts_with("fetch_add, 5") { None } else { Some(loom_run(loom_cap, loom_f)) };
+        let loom = if name.starts_with("fetch_add, 5") { None } else { Some(loom_run(loom_cap, None, loom_f)) };
         let ratio = traces.map_or("-".to_string(), |t| format!("{:.2}", dpor.executions as f64 / t as f64));
         let traces = traces.map_or("-".to_string(), |t| t.to_string());
         println!(
@@ -144,5 +155,36 @@ fn main() {
             loom.map_or("n/a (more than 5 threads)".to_string(), |l| l.cell()),
             shuttle.cell()
         );
+    }
+    bounded_table(&bounded, if full { 3 } else { 1 }, sam_cap, loom_cap);
+}
+
+/// Executions to exhaust each model at preemption bounds 1 to `max`:
+/// loom's bounded DPOR, `bpor` counting the bound as loom does, `bpor`
+/// counting it as `icb` does, `cb-por` and `icb`.
+fn bounded_table(models: &[(String, fn(), fn())], max: u32, sam_cap: u64, loom_cap: u64) {
+    use samaritan::{Builder, SearchStrategy};
+    println!();
+    println!("Executions to exhaust each model under a preemption bound (seconds in parentheses)");
+    println!();
+    println!("| model | bound | loom | samaritan bpor, loom's count | bpor | cb-por | icb |");
+    println!("|---|---|---|---|---|---|---|");
+    for (name, sam_f, loom_f) in models {
+        for bound in 1..=max {
+            let loom = loom_run(loom_cap, Some(bound as usize), *loom_f);
+            let at = |strategy| Builder::new().strategy(strategy).preemption_bound(bound);
+            let loom_count = samaritan_bounded(at(SearchStrategy::Bpor).loom_bound(true), sam_cap, *sam_f);
+            let bpor = samaritan_bounded(at(SearchStrategy::Bpor), sam_cap, *sam_f);
+            let cb_por = samaritan_bounded(at(SearchStrategy::CbPor), sam_cap, *sam_f);
+            let icb = samaritan_bounded(at(SearchStrategy::Icb), sam_cap, *sam_f);
+            println!(
+                "| {name} | {bound} | {} | {} | {} | {} | {} |",
+                loom.cell(),
+                loom_count.cell(),
+                bpor.cell(),
+                cb_por.cell(),
+                icb.cell()
+            );
+        }
     }
 }
