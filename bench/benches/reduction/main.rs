@@ -116,7 +116,7 @@ fn main() {
         (2_000, 2_000, 2_000)
     };
     type Model = (String, Option<u64>, fn(), fn(), fn());
-    let bounded: Vec<(String, fn(), fn())> = vec![
+    let bounded: Vec<BoundedModel> = vec![
         ("fetch_add, 3 threads".into(), || sam::fetch_add(3), || lm::fetch_add(3)),
         ("fetch_add, 4 threads".into(), || sam::fetch_add(4), || lm::fetch_add(4)),
         ("mutex counter, 3 threads x 2 locks".into(), sam::mutex_3x2, lm::mutex_3x2),
@@ -159,10 +159,13 @@ fn main() {
     bounded_table(&bounded, if full { 3 } else { 1 }, sam_cap, loom_cap);
 }
 
+/// A model for the bounded table: its name, samaritan's and loom's runs.
+type BoundedModel = (String, fn(), fn());
+
 /// Executions to exhaust each model at preemption bounds 1 to `max`:
 /// loom's bounded DPOR, `bpor` counting the bound as loom does, `bpor`
 /// counting it as `icb` does, `cb-por` and `icb`.
-fn bounded_table(models: &[(String, fn(), fn())], max: u32, sam_cap: u64, loom_cap: u64) {
+fn bounded_table(models: &[BoundedModel], max: u32, sam_cap: u64, loom_cap: u64) {
     use samaritan::{Builder, SearchStrategy};
     println!();
     println!("Executions to exhaust each model under a preemption bound (seconds in parentheses)");
