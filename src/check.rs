@@ -293,8 +293,9 @@ pub struct Builder {
     /// `SAMARITAN_SPURIOUS_FAILURES`, else true.
     pub spurious_failures: bool,
     /// How atomics behave: the C11 memory model (loads may read older
-    /// stores, `Ordering`s honoured) or sequential consistency. Defaults to
-    /// `SAMARITAN_MEMORY_MODEL` (`weak` or `sc`), else
+    /// stores, `Ordering`s honoured), sequential consistency, or the C11
+    /// model with loom's failing compare-exchange. Defaults to
+    /// `SAMARITAN_MEMORY_MODEL` (`weak`, `sc` or `weak-cas-newest`), else
     /// [`MemoryModel::Weak`].
     pub memory_model: MemoryModel,
     /// A token to replay instead of exploring. Defaults to `SAMARITAN_REPLAY`.
@@ -425,8 +426,11 @@ impl Builder {
         let memory_model = match get(env::MEMORY_MODEL).as_deref().map(str::trim) {
             None => MemoryModel::Weak,
             Some(name) => MemoryModel::from_name(name).unwrap_or_else(|| {
-                err =
-                    Some(Error::InvalidEnv { var: env::MEMORY_MODEL, value: name.to_string(), expected: "weak or sc" });
+                err = Some(Error::InvalidEnv {
+                    var: env::MEMORY_MODEL,
+                    value: name.to_string(),
+                    expected: "weak, sc or weak-cas-newest",
+                });
                 MemoryModel::Weak
             }),
         };
@@ -685,9 +689,11 @@ impl Builder {
     }
 
     /// Sets how atomics behave: [`MemoryModel::Weak`] (the C11 model, the
-    /// default) or [`MemoryModel::Sc`] (sequential consistency whatever
+    /// default), [`MemoryModel::Sc`] (sequential consistency whatever
     /// `Ordering` is passed: fewer executions, and no weak-memory bug
-    /// found).
+    /// found) or [`MemoryModel::WeakCasNewest`] (the C11 model with loom's
+    /// approximation of a failing compare-exchange, named in the pass
+    /// summary).
     ///
     /// ```
     /// use samaritan::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -1274,10 +1280,13 @@ mod tests {
             ("SAMARITAN_SHARD", "half", "i/n with 1 <= i <= n <= 65536, as in 1/4"),
             ("SAMARITAN_WORKERS", "0", "a number of workers from 1 to 256"),
             ("SAMARITAN_WORKERS", "1000", "a number of workers from 1 to 256"),
+            ("SAMARITAN_MEMORY_MODEL", "tso", "weak, sc or weak-cas-newest"),
         ] {
             let err = from(&[(var, value)]).explore(|| {}).unwrap_err();
             assert_eq!(err.to_string(), format!("{var}={value:?} is invalid: expected {expected}"));
         }
+        let b = from(&[("SAMARITAN_MEMORY_MODEL", "weak-cas-newest")]);
+        assert_eq!((b.memory_model, b.env_error), (MemoryModel::WeakCasNewest, None));
         let b = from(&[("SAMARITAN_FAIRNESS", "maybe")]);
         assert_eq!(
             b.explore(|| {}).unwrap_err().to_string(),

@@ -105,7 +105,11 @@ fn tokens_round_trip_and_garbage_never_panics() {
             choices,
             fingerprint: g.next() as u32,
             fair: g.below(2) == 0,
-            weak_memory: g.below(2) == 0,
+            memory_model: [
+                samaritan::MemoryModel::Weak,
+                samaritan::MemoryModel::Sc,
+                samaritan::MemoryModel::WeakCasNewest,
+            ][g.below(3)],
         };
         assert_eq!(Schedule::from_token(&schedule.to_token()), Ok(schedule));
         const ALPHABET: &[u8] = b"s12_AZaz09-_*=";

@@ -22,7 +22,7 @@ fn token(choices: &[u32], fingerprint: u32) -> String {
         choices: choices.to_vec(),
         fingerprint,
         fair: true,
-        weak_memory: false,
+        memory_model: samaritan::MemoryModel::Sc,
     }
     .to_token()
 }
@@ -113,8 +113,14 @@ fn a_schedule_that_repeats_a_pattern_has_a_short_token() {
     for _ in 0..5000 {
         choices.extend([1, 2, 2, 1, 0]);
     }
-    let schedule =
-        Schedule { strategy: "dfs".into(), seed: None, choices, fingerprint: 7, fair: true, weak_memory: false };
+    let schedule = Schedule {
+        strategy: "dfs".into(),
+        seed: None,
+        choices,
+        fingerprint: 7,
+        fair: true,
+        memory_model: samaritan::MemoryModel::Sc,
+    };
     let token = schedule.to_token();
     // Run-length encoding alone would need two numbers per choice here.
     assert!(token.len() < 48, "{token}");
@@ -131,7 +137,7 @@ fn a_token_has_one_spelling() {
         choices: vec![0, 1],
         fingerprint: 3,
         fair: true,
-        weak_memory: false,
+        memory_model: samaritan::MemoryModel::Sc,
     };
     let token = schedule.to_token();
     let last = token.chars().last().unwrap();
@@ -185,7 +191,11 @@ fn tokens_round_trip_and_no_mutation_makes_the_parser_panic() {
             choices,
             fingerprint: next() as u32,
             fair: next() % 2 == 0,
-            weak_memory: next() % 2 == 0,
+            memory_model: [
+                samaritan::MemoryModel::Weak,
+                samaritan::MemoryModel::Sc,
+                samaritan::MemoryModel::WeakCasNewest,
+            ][(next() % 3) as usize],
         };
         let text = schedule.to_token();
         assert_eq!(Schedule::from_token(&text), Ok(schedule.clone()));

@@ -77,6 +77,89 @@ fn the_sc_model_ignores_orderings_and_makes_no_choice_of_store() {
     assert_eq!(sb(Relaxed, Relaxed, false).executions, 20);
 }
 
+/// Store buffering whose loads are failing compare-exchanges (expecting a
+/// value never stored, so each returns the value it read).
+fn sb_cas(model: MemoryModel) -> Outcomes {
+    outcomes_under(model, move || {
+        let (a, b) = pair();
+        let t = thread::spawn(move || {
+            b.0.store(1, Relaxed);
+            b.1.compare_exchange(7, 8, Relaxed, Relaxed).unwrap_err()
+        });
+        a.1.store(1, Relaxed);
+        let r2 = a.0.compare_exchange(7, 8, Relaxed, Relaxed).unwrap_err();
+        vec![t.join().unwrap(), r2]
+    })
+}
+
+#[test]
+fn a_failing_compare_exchange_reads_stale_stores_unless_loom_s_approximation_is_asked_for() {
+    // C11: a failing compare-exchange is a load with its failure ordering,
+    // so both may read the initial value, as two loads would.
+    let weak = sb_cas(MemoryModel::Weak);
+    assert_eq!(weak.set, set(&[&[0, 0], &[0, 1], &[1, 0], &[1, 1]]));
+    // Loom's approximation: it reads the newest store, as a successful one
+    // does; the outcome that needs a stale read is gone, and so are the
+    // executions that chose one (the interleavings alone, as under sc).
+    let newest = sb_cas(MemoryModel::WeakCasNewest);
+    assert_eq!(newest.set, set(&[&[0, 1], &[1, 0], &[1, 1]]));
+    assert_eq!((weak.executions, newest.executions), (20, 6));
+    // A plain load still chooses among stores under the approximation.
+    let loads = sb_under(MemoryModel::WeakCasNewest, Relaxed, Relaxed, false);
+    assert_eq!((loads.set.len(), loads.executions), (4, 20));
+}
+
+#[test]
+fn a_pass_under_loom_s_approximation_says_so_and_its_tokens_replay_under_it() {
+    let program = || {
+        let (a, b) = pair();
+        let t = thread::spawn(move || {
+            b.0.store(1, Relaxed);
+            b.1.compare_exchange(7, 8, Relaxed, Relaxed).unwrap_err()
+        });
+        a.1.store(1, Relaxed);
+        let r2 = a.0.compare_exchange(7, 8, Relaxed, Relaxed).unwrap_err();
+        assert!(t.join().unwrap() + r2 > 0, "both read the initial value");
+    };
+    let weak = Builder::new().strategy(SearchStrategy::Dfs).persist(false).explore(program).unwrap();
+    assert!(weak.is_failure(), "{weak}");
+    let newest = Builder::new()
+        .strategy(SearchStrategy::Dfs)
+        .memory_model(MemoryModel::WeakCasNewest)
+        .persist(false)
+        .explore(program)
+        .unwrap();
+    assert_eq!(
+        newest.to_string(),
+        "pass: every execution explored, a failing compare-exchange reading only the newest store \
+         (loom's approximation): 6 executions, no bug (strategy dfs)"
+    );
+    // A failure found under the approximation names it in its token, and
+    // the token replays under it (where the weak model's choices differ).
+    let mp = || {
+        let (a, b) = pair();
+        let t = thread::spawn(move || {
+            b.0.store(1, Relaxed);
+            b.1.store(1, Relaxed);
+        });
+        if a.1.compare_exchange(1, 2, Relaxed, Relaxed).is_ok() {
+            assert_eq!(a.0.load(Relaxed), 1, "published but not seen");
+        }
+        t.join().unwrap();
+    };
+    let found = Builder::new()
+        .strategy(SearchStrategy::Dfs)
+        .memory_model(MemoryModel::WeakCasNewest)
+        .persist(false)
+        .explore(mp)
+        .unwrap();
+    let failure = found.failure.as_ref().expect("a stale plain load is still explored");
+    let schedule = samaritan::Schedule::from_token(&failure.token).unwrap();
+    assert_eq!(schedule.memory_model, MemoryModel::WeakCasNewest);
+    let replayed = Builder::new().replay(&failure.token, mp).unwrap();
+    assert_eq!(replayed.failure.unwrap().trace, failure.trace);
+}
+
 /// Message passing: data, then a flag; the reader reads the flag, then the
 /// data.
 fn mp(store: Ordering, load: Ordering) -> Outcomes {

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 use std::process::ExitCode;
 
-use samaritan_sim::{Schedule, Trace, TOKEN_VERSION};
+use samaritan_sim::{MemoryModel, Schedule, Trace, TOKEN_VERSION};
 
 use crate::failures::{self, Failure};
 use crate::{lowercase, Failed};
@@ -22,7 +22,12 @@ pub(crate) fn token(token: &str) -> Result<(), Failed> {
         None => println!("seed:        none"),
     }
     println!("fairness:    {}", if schedule.fair { "on" } else { "off" });
-    println!("memory:      {}", if schedule.weak_memory { "weak (C11)" } else { "sc" });
+    let memory = match schedule.memory_model {
+        MemoryModel::Weak => "weak (C11)",
+        MemoryModel::Sc => "sc",
+        MemoryModel::WeakCasNewest => "weak-cas-newest (C11, a failing compare-exchange reads the newest store)",
+    };
+    println!("memory:      {memory}");
     println!("choices:     {}", schedule.choices.len());
     if !schedule.choices.is_empty() {
         let shown: Vec<String> = schedule.choices.iter().take(64).map(u32::to_string).collect();

@@ -72,7 +72,7 @@ fn a_token_is_decoded() {
         choices: vec![1; 70],
         fingerprint: 0xbeef,
         fair: false,
-        weak_memory: true,
+        memory_model: samaritan_sim::MemoryModel::Weak,
     };
     let (code, out, _) = run(&["token", &schedule.to_token()]);
     assert_eq!(code, 0);
@@ -287,7 +287,7 @@ fn replay_prints_the_command_for_a_token_or_a_persisted_failure() {
         choices: vec![0, 1],
         fingerprint: 7,
         fair: true,
-        weak_memory: false,
+        memory_model: samaritan_sim::MemoryModel::Sc,
     }
     .to_token();
     let (code, out, err) = run(&["replay", &token]);

@@ -47,6 +47,13 @@ const DEFAULT_MAX_BRANCHES: usize = 1_000;
 ///   three), which multiplies the executions of every condvar-heavy
 ///   test: concurrent-queue's `spsc` at bound 4 (BENCHMARKS.md, "The
 ///   published suites").
+/// - A failing compare-exchange reads the newest store, as loom's
+///   (`cas_reads_newest`, on unless `SAMARITAN_MEMORY_MODEL` is set): C11
+///   lets it read an older store, as a load could, and exploring those
+///   reads multiplies the executions of every compare-exchange retry loop
+///   (a Treiber stack under crossbeam-epoch: beyond 600 s against loom's
+///   48 s; BENCHMARKS.md). Every pass summary says so;
+///   `SAMARITAN_MEMORY_MODEL=weak` explores the whole C11 model.
 /// - `max_threads`, `checkpoint_file`, `checkpoint_interval`,
 ///   `expect_explicit_explore`, `location` and `log` are accepted and
 ///   ignored: samaritan has no thread limit, replays a failure from the
@@ -120,6 +127,16 @@ pub struct Builder {
     /// Defaults to the `SAMARITAN_LOOM_BOUND` environment variable (`1`
     /// or `0`), else `true`, as loom.
     pub loom_bound: bool,
+
+    /// Whether a failing compare-exchange reads only the newest store, as
+    /// loom's does (samaritan's `MemoryModel::WeakCasNewest`), where the
+    /// C11 model lets it read any store a load could: an approximation,
+    /// named in every pass summary. `false` leaves the model to
+    /// samaritan's own setting (`SAMARITAN_MEMORY_MODEL`, C11 by default).
+    ///
+    /// Defaults to `true` when `SAMARITAN_MEMORY_MODEL` is unset, as loom;
+    /// setting that variable (`weak` for the whole C11 model) turns it off.
+    pub cas_reads_newest: bool,
 }
 
 /// Reads `name` as a `T`, panicking as loom does on a bad value.
@@ -154,6 +171,7 @@ impl Builder {
             log: std::env::var("LOOM_LOG").is_ok(),
             spurious_failures: flag("SAMARITAN_SPURIOUS_FAILURES").unwrap_or(false),
             loom_bound: flag("SAMARITAN_LOOM_BOUND").unwrap_or(true),
+            cas_reads_newest: std::env::var_os("SAMARITAN_MEMORY_MODEL").is_none(),
         }
     }
 
@@ -170,6 +188,9 @@ impl Builder {
         use samaritan::SearchStrategy;
 
         let mut b = samaritan::Builder::new().spurious_failures(self.spurious_failures);
+        if self.cas_reads_newest {
+            b = b.memory_model(samaritan::MemoryModel::WeakCasNewest);
+        }
         if self.max_branches != DEFAULT_MAX_BRANCHES {
             b = b.max_steps(self.max_branches as u64);
         }
@@ -248,11 +269,13 @@ mod tests {
         std::env::set_var("LOOM_MAX_PERMUTATIONS", "100");
         std::env::set_var("SAMARITAN_SPURIOUS_FAILURES", "1");
         std::env::set_var("SAMARITAN_LOOM_BOUND", "0");
+        std::env::set_var("SAMARITAN_MEMORY_MODEL", "weak");
         let b = Builder::new();
         assert_eq!(
             (b.preemption_bound, b.max_branches, b.max_duration, b.max_permutations, b.spurious_failures, b.loom_bound),
             (Some(3), 500, Some(Duration::from_secs(7)), Some(100), true, false)
         );
+        assert!(!b.cas_reads_newest);
         std::env::set_var("SAMARITAN_SPURIOUS_FAILURES", "yes");
         let err = std::panic::catch_unwind(Builder::new).unwrap_err();
         assert_eq!(
@@ -269,6 +292,7 @@ mod tests {
             "LOOM_MAX_PERMUTATIONS",
             "SAMARITAN_SPURIOUS_FAILURES",
             "SAMARITAN_LOOM_BOUND",
+            "SAMARITAN_MEMORY_MODEL",
         ] {
             std::env::remove_var(name);
         }
@@ -277,5 +301,6 @@ mod tests {
             (b.preemption_bound, b.max_branches, b.max_duration, b.spurious_failures, b.loom_bound),
             (None, 1_000, None, false, true)
         );
+        assert!(b.cas_reads_newest);
     }
 }

@@ -281,6 +281,44 @@ fn a_preemption_bound_runs_bpor_counting_the_bound_as_loom() {
     assert!(report.to_string().contains("every execution with <= 0 preemptions explored"), "{report}");
 }
 
+/// Store buffering through failing compare-exchanges: both reading the
+/// initial value needs a failing compare-exchange to read a stale store.
+fn cas_store_buffering(cas_reads_newest: bool) -> samaritan::Report {
+    let mut builder = loom::model::Builder::new();
+    builder.max_duration = None;
+    builder.cas_reads_newest = cas_reads_newest;
+    builder
+        .to_samaritan()
+        .persist(false)
+        .explore(|| {
+            let (x, y) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+            let (x2, y2) = (x.clone(), y.clone());
+            let t = thread::spawn(move || {
+                x2.store(1, Ordering::Relaxed);
+                y2.compare_exchange(7, 8, Ordering::Relaxed, Ordering::Relaxed).unwrap_err()
+            });
+            y.store(1, Ordering::Relaxed);
+            let seen = x.compare_exchange(7, 8, Ordering::Relaxed, Ordering::Relaxed).unwrap_err();
+            assert!(seen + t.join().unwrap() > 0, "both read the initial value");
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_failing_compare_exchange_reads_the_newest_store_as_loom_s_and_the_summary_says_so() {
+    let report = cas_store_buffering(true);
+    assert!(report.outcome.is_pass(), "{report}");
+    assert!(
+        report.to_string().contains(
+            "every execution explored, a failing compare-exchange reading only the newest store (loom's approximation)"
+        ),
+        "{report}"
+    );
+    // The whole C11 model finds the stale reads.
+    let report = cas_store_buffering(false);
+    assert!(report.is_failure() && report.to_string().contains("both read the initial value"), "{report}");
+}
+
 #[test]
 fn cells_are_checked() {
     /// A `Cell` shared with nothing ordering its accesses.

@@ -38,6 +38,9 @@ pub(crate) struct ExecConfig {
     /// Whether atomics follow the C11 memory model ([`crate::memory`])
     /// rather than sequential consistency.
     pub(crate) weak_memory: bool,
+    /// Whether a failing compare-exchange reads only the newest store
+    /// ([`MemoryModel::WeakCasNewest`](crate::MemoryModel::WeakCasNewest)).
+    pub(crate) cas_newest: bool,
     /// Whether to record the trace. Off while searching (the hot path); a
     /// failing schedule is replayed with it on to build the report.
     pub(crate) tracing: bool,

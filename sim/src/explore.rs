@@ -1,7 +1,7 @@
 //! The explorer: searches, shrinks the failure it finds, and replays it
 //! with the trace on to build the report; and replays a given schedule.
 
-use crate::config::{Body, Config, MemoryModel};
+use crate::config::{Body, Config};
 use crate::outcome::Outcome;
 use crate::report::Report;
 use crate::schedule::{Replay, Schedule};
@@ -122,7 +122,7 @@ fn replay_traced(mut config: Config, schedule: Schedule, body: Body) -> Report {
     // the setting the schedule was made with.
     config.fairness = schedule.fair;
     // So does the memory model: its choices of store are in the schedule.
-    config.memory_model = if schedule.weak_memory { MemoryModel::Weak } else { MemoryModel::Sc };
+    config.memory_model = schedule.memory_model;
     let expected = schedule.clone();
     let mut report = search(config, Box::new(Replay::new(schedule)), body, true, true).report;
     report.strategy = expected.strategy.clone();

@@ -38,7 +38,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::config::{Body, Config, MemoryModel};
+use crate::config::{Body, Config};
 use crate::op::{ActorId, Op};
 use crate::outcome::Outcome;
 use crate::report::{Shrink, Size};
@@ -286,7 +286,7 @@ pub(crate) fn minimize(config: &Config, schedule: &mut Schedule, verdict: &Outco
     }
     let mut config = config.clone();
     config.fairness = schedule.fair;
-    config.memory_model = if schedule.weak_memory { MemoryModel::Weak } else { MemoryModel::Sc };
+    config.memory_model = schedule.memory_model;
     config.max_executions = None;
     config.max_time = None;
     config.watchdog = config.watchdog.min(MAX_TIME);

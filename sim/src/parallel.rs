@@ -50,7 +50,7 @@ use crate::strategy::Strategy;
 /// use samaritan_sim::{explore_parallel, Config, Outcome, Replay, Schedule, Strategy};
 ///
 /// // Two "workers" that each replay the empty schedule once.
-/// let empty = Schedule { strategy: "dfs".into(), seed: None, choices: vec![], fingerprint: 0, fair: true, weak_memory: true };
+/// let empty = Schedule { strategy: "dfs".into(), seed: None, choices: vec![], fingerprint: 0, fair: true, memory_model: samaritan_sim::MemoryModel::Weak };
 /// let part = || Box::new(Replay::new(empty.clone())) as Box<dyn Strategy + Send>;
 /// let report = explore_parallel(Config::default(), vec![part(), part()], Arc::new(|| {}));
 /// assert_eq!((report.outcome, report.executions, report.workers), (Outcome::Pass, 2, 2));

@@ -165,7 +165,7 @@ mod tests {
             choices: vec![],
             fingerprint: 0,
             fair: true,
-            weak_memory: true,
+            memory_model: crate::config::MemoryModel::Weak,
         };
         let report = explore(config, Box::new(Replay::new(empty)), Arc::new(|| {}));
         assert_eq!((report.executions, count.load(Ordering::Relaxed)), (1, 6));

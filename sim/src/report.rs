@@ -58,6 +58,10 @@ pub struct Report {
     /// A bounded pass then says it covered loom's bound, not every
     /// execution with that many preemptions.
     pub bound_ends_switches: bool,
+    /// Whether a failing compare-exchange read only the newest store
+    /// ([`MemoryModel::WeakCasNewest`](crate::MemoryModel::WeakCasNewest)):
+    /// a pass then says so, since it covered less than the C11 model.
+    pub cas_newest: bool,
     /// Distinct abstract states the test named with
     /// `samaritan::coverage::state`, if it named any.
     pub states: Option<u64>,
@@ -159,6 +163,7 @@ impl Report {
             completed_bound: None,
             bounded: false,
             bound_ends_switches: false,
+            cas_newest: false,
             states: None,
             coverage: Vec::new(),
             shrink: None,
@@ -291,6 +296,12 @@ impl fmt::Display for Report {
             let how = match (self.hapset_pairs, self.exhausted) {
                 (Some(_), true) => "every choice with an uncovered predecessor pair explored".to_string(),
                 _ => how,
+            };
+            let how = match self.cas_newest {
+                true => {
+                    format!("{how}, a failing compare-exchange reading only the newest store (loom's approximation)")
+                }
+                false => how,
             };
             write!(f, "pass: {how}: {} executions", self.executions - self.randomized)?;
             if self.pruned > 0 {
@@ -506,7 +517,7 @@ mod tests {
             choices: Vec::new(),
             fingerprint: 0,
             fair: true,
-            weak_memory: true,
+            memory_model: crate::config::MemoryModel::Weak,
         };
         let mut report = Report::new("cb-por", None);
         report.outcome = Outcome::Panic { actor: "main".into(), message: "boom".into(), location: "a.rs:2:1".into() };

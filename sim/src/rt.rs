@@ -969,7 +969,8 @@ pub fn atomic_store(
 /// value read to the value to write, or `None` for a failure (a
 /// compare-exchange whose comparison fails): a success reads the newest
 /// store with `success` and writes right after it; a failure is a load
-/// with `failure`. When `stale` is given, an older readable store whose
+/// with `failure`. When `stale` is given (and the model is not
+/// [`MemoryModel::WeakCasNewest`](crate::MemoryModel::WeakCasNewest)), an older readable store whose
 /// value `stale` says fails may be read too (a failing compare-exchange
 /// is a load); which store is read is an explored choice (0 = the
 /// newest). Returns `f`'s verdict on the value read (`Ok(read)` when it
@@ -998,7 +999,9 @@ pub fn atomic_rmw(
         let o = object.index();
         let newest = e.memory.newest(o);
         let known = Reads::Known { index: newest, newest, value: e.memory.value(o, newest) };
-        let Some(fails) = stale else { return Some((me, step, known)) };
+        // Loom's approximation, when asked for: a failing compare-exchange
+        // reads the newest store too.
+        let Some(fails) = stale.filter(|_| !e.config.cas_newest) else { return Some((me, step, known)) };
         // Lent for the access, so that it allocates nothing.
         let mut candidates = std::mem::take(&mut e.memory.scratch);
         let sc = failure == Ordering::SeqCst;

@@ -44,6 +44,7 @@
 
 use std::fmt;
 
+use crate::config::MemoryModel;
 use crate::outcome::Outcome;
 use crate::strategy::{ChoiceError, ChoicePoint, SchedulePoint, Strategy};
 use crate::ActorId;
@@ -67,9 +68,9 @@ pub struct Schedule {
     /// Whether the fair scheduler was on: it decides which actors may be
     /// chosen, so a replay must use the same setting.
     pub fair: bool,
-    /// Whether atomics followed the C11 memory model (its choices of store
-    /// are part of `choices`), so a replay must use the same model.
-    pub weak_memory: bool,
+    /// How atomics behaved (under a weak model its choices of store are
+    /// part of `choices`), so a replay must use the same model.
+    pub memory_model: MemoryModel,
 }
 
 /// Why a token could not be read.
@@ -143,12 +144,20 @@ const FLAG_FAIR: u8 = 1;
 const FLAG_OPERATIONS: u8 = 2;
 /// Flag: atomics followed the C11 memory model.
 const FLAG_WEAK: u8 = 4;
+/// Flag (with [`FLAG_WEAK`]): a failing compare-exchange read the newest
+/// store ([`MemoryModel::WeakCasNewest`]).
+const FLAG_CAS_NEWEST: u8 = 8;
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 impl Schedule {
     /// Encodes the schedule as a replay token.
     pub fn to_token(&self) -> String {
+        seal(self.to_bytes())
+    }
+
+    /// The token's content before its checksum and encoding.
+    fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(16 + self.choices.len());
         let name = &self.strategy.as_bytes()[..self.strategy.len().min(255)];
         bytes.push(name.len() as u8);
@@ -160,7 +169,12 @@ impl Schedule {
             }
             None => bytes.push(0),
         }
-        bytes.push(u8::from(self.fair) | FLAG_OPERATIONS | if self.weak_memory { FLAG_WEAK } else { 0 });
+        let model = match self.memory_model {
+            MemoryModel::Weak => FLAG_WEAK,
+            MemoryModel::Sc => 0,
+            MemoryModel::WeakCasNewest => FLAG_WEAK | FLAG_CAS_NEWEST,
+        };
+        bytes.push(u8::from(self.fair) | FLAG_OPERATIONS | model);
         bytes.extend_from_slice(&self.fingerprint.to_le_bytes());
         let runs = runs(&self.choices);
         put_varint(&mut bytes, runs.len() as u64);
@@ -172,16 +186,7 @@ impl Schedule {
             put_varint(&mut bytes, head);
             put_varint(&mut bytes, len as u64);
         }
-        let sum = checksum(&bytes);
-        bytes.extend_from_slice(&sum.to_le_bytes());
-        let mut token = format!("s{TOKEN_VERSION}_");
-        for chunk in bytes.chunks(3) {
-            let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-            for i in 0..chunk.len() + 1 {
-                token.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            }
-        }
-        token
+        bytes
     }
 
     /// Reads a replay token of at most 16777216 (2^24, the longest
@@ -226,11 +231,16 @@ impl Schedule {
             _ => Some(r.varint()?),
         };
         let flags = if legacy { 0 } else { r.byte()? };
-        if flags & !(FLAG_FAIR | FLAG_OPERATIONS | FLAG_WEAK) != 0 {
+        if flags & !(FLAG_FAIR | FLAG_OPERATIONS | FLAG_WEAK | FLAG_CAS_NEWEST) != 0 {
             return Err(TokenError::UnknownFlags);
         }
         let fair = flags & FLAG_FAIR != 0;
-        let weak_memory = flags & FLAG_WEAK != 0;
+        let memory_model = match (flags & FLAG_WEAK != 0, flags & FLAG_CAS_NEWEST != 0) {
+            (true, false) => MemoryModel::Weak,
+            (false, false) => MemoryModel::Sc,
+            (true, true) => MemoryModel::WeakCasNewest,
+            (false, true) => return Err(TokenError::UnknownFlags),
+        };
         let f = r.take(4)?;
         // A fingerprint with locations in it (older tokens) is not checked.
         let fingerprint = match flags & FLAG_OPERATIONS {
@@ -277,7 +287,7 @@ impl Schedule {
                 }
             }
         }
-        Ok(Schedule { strategy, seed, choices, fingerprint, fair, weak_memory })
+        Ok(Schedule { strategy, seed, choices, fingerprint, fair, memory_model })
     }
 }
 
@@ -331,6 +341,20 @@ fn put_varint(out: &mut Vec<u8>, mut n: u64) {
         n >>= 7;
     }
     out.push(n as u8);
+}
+
+/// Appends the checksum to a token's content and encodes it as a token.
+fn seal(mut bytes: Vec<u8>) -> String {
+    let sum = checksum(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    let mut token = format!("s{TOKEN_VERSION}_");
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..chunk.len() + 1 {
+            token.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    token
 }
 
 fn checksum(bytes: &[u8]) -> u16 {
@@ -463,5 +487,42 @@ impl Strategy for Replay {
 
     fn seed(&self) -> Option<u64> {
         self.schedule.seed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A schedule's token with its flag byte replaced by `flags`.
+    fn with_flags(schedule: &Schedule, flags: u8) -> String {
+        let mut bytes = schedule.to_bytes();
+        // The name's length, the name, no seed, then the flags.
+        bytes[1 + schedule.strategy.len() + 1] = flags;
+        seal(bytes)
+    }
+
+    #[test]
+    fn each_memory_model_has_its_flags_and_no_other_combination_reads() {
+        let schedule = |memory_model| Schedule {
+            strategy: "dfs".into(),
+            seed: None,
+            choices: vec![1, 0, 2],
+            fingerprint: 9,
+            fair: true,
+            memory_model,
+        };
+        for model in [MemoryModel::Weak, MemoryModel::Sc, MemoryModel::WeakCasNewest] {
+            let s = schedule(model);
+            assert_eq!(Schedule::from_token(&s.to_token()), Ok(s));
+        }
+        let s = schedule(MemoryModel::Weak);
+        let fair = FLAG_FAIR | FLAG_OPERATIONS;
+        assert_eq!(with_flags(&s, fair | FLAG_WEAK), s.to_token());
+        // Loom's approximation without the weak model is no model.
+        assert_eq!(Schedule::from_token(&with_flags(&s, fair | FLAG_CAS_NEWEST)), Err(TokenError::UnknownFlags));
+        assert_eq!(Schedule::from_token(&with_flags(&s, fair | FLAG_WEAK | 16)), Err(TokenError::UnknownFlags));
+        let newest = Schedule::from_token(&with_flags(&s, fair | FLAG_WEAK | FLAG_CAS_NEWEST)).unwrap();
+        assert_eq!(newest.memory_model, MemoryModel::WeakCasNewest);
     }
 }

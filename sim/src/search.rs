@@ -282,7 +282,8 @@ fn explore_here(
     let exec_config = ExecConfig {
         max_steps: config.max_steps.min(crate::config::MAX_STEPS),
         spurious_failures: config.spurious_failures,
-        weak_memory: config.memory_model == crate::config::MemoryModel::Weak,
+        weak_memory: config.memory_model.is_weak(),
+        cas_newest: config.memory_model == crate::config::MemoryModel::WeakCasNewest,
         tracing,
         observed: strategy.observes_steps(),
         fair: config.fairness,
@@ -365,7 +366,7 @@ fn explore_here(
                 choices: exec.schedule.clone(),
                 fingerprint: 0,
                 fair: config.fairness,
-                weak_memory: config.memory_model == crate::config::MemoryModel::Weak,
+                memory_model: config.memory_model,
             });
         }
         let states = exec.states.len() as u64;
@@ -388,7 +389,7 @@ fn explore_here(
                 choices: std::mem::take(&mut exec.schedule),
                 fingerprint: if tracing { exec.fingerprint() } else { 0 },
                 fair: config.fairness,
-                weak_memory: config.memory_model == crate::config::MemoryModel::Weak,
+                memory_model: config.memory_model,
             };
             report.failure = Some(Failure {
                 trace: exec.readable_trace(),
@@ -416,6 +417,7 @@ fn explore_here(
     report.completed_bound = strategy.completed_bound();
     report.bounded = strategy.bounded();
     report.bound_ends_switches = strategy.bound_ends_switches();
+    report.cas_newest = config.memory_model == crate::config::MemoryModel::WeakCasNewest;
     report.hapset_pairs = strategy.coverage_pairs();
     report.randomized = strategy.randomized();
     let states = cell.borrow().states.len() as u64;

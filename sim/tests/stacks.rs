@@ -17,7 +17,7 @@ fn a_main_stack_that_cannot_be_had_is_named_in_the_panic() {
         choices: Vec::new(),
         fingerprint: 0,
         fair: true,
-        weak_memory: false,
+        memory_model: samaritan_sim::MemoryModel::Sc,
     };
     let run = || explore(config.clone(), Box::new(Replay::new(schedule.clone())), Arc::new(|| {}));
     let payload = catch_unwind(AssertUnwindSafe(run)).expect_err("no exploration without a main stack");
