@@ -51,8 +51,8 @@ const DEFAULT_MAX_BRANCHES: usize = 1_000;
 ///   (`cas_reads_newest`, on unless `SAMARITAN_MEMORY_MODEL` is set): C11
 ///   lets it read an older store, as a load could, and exploring those
 ///   reads multiplies the executions of every compare-exchange retry loop
-///   (a Treiber stack under crossbeam-epoch: beyond 600 s against loom's
-///   48 s; BENCHMARKS.md). Every pass summary says so;
+///   (a Treiber stack under crossbeam-epoch: no verdict in 600 s, and 72 s
+///   without them where loom takes 19 s; BENCHMARKS.md). Every pass summary says so;
 ///   `SAMARITAN_MEMORY_MODEL=weak` explores the whole C11 model.
 /// - `max_threads`, `checkpoint_file`, `checkpoint_interval`,
 ///   `expect_explicit_explore`, `location` and `log` are accepted and
