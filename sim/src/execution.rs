@@ -35,12 +35,10 @@ use crate::wall_clock;
 pub(crate) struct ExecConfig {
     pub(crate) max_steps: u64,
     pub(crate) spurious_failures: bool,
-    /// Whether atomics follow the C11 memory model ([`crate::memory`])
-    /// rather than sequential consistency.
-    pub(crate) weak_memory: bool,
-    /// Whether a failing compare-exchange reads only the newest store
-    /// ([`MemoryModel::WeakCasNewest`](crate::MemoryModel::WeakCasNewest)).
-    pub(crate) cas_newest: bool,
+    /// How atomics behave: the C11 memory model ([`crate::memory`]),
+    /// with or without loom's failing compare-exchange, or sequential
+    /// consistency.
+    pub(crate) memory_model: crate::config::MemoryModel,
     /// Whether to record the trace. Off while searching (the hot path); a
     /// failing schedule is replayed with it on to build the report.
     pub(crate) tracing: bool,

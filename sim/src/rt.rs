@@ -707,7 +707,7 @@ pub fn with_tag<T: 'static, R>(f: impl FnOnce(Option<&T>) -> R) -> R {
 /// a primitive then performs its accesses through [`atomic_load`],
 /// [`atomic_store`], [`atomic_rmw`] and [`atomic_fence`] after their step.
 pub fn weak_memory() -> bool {
-    with_exec(|cell| cell.borrow().config.weak_memory).unwrap_or(false)
+    with_exec(|cell| cell.borrow().config.memory_model.is_weak()).unwrap_or(false)
 }
 
 /// The operation a load of atomic `object` with `order` announces:
@@ -721,7 +721,7 @@ pub fn load_op(object: ObjectId, order: Ordering) -> Op {
 /// Whether a load of `object` with `order` by the running actor now is a
 /// weak one ([`load_op`]).
 fn weak_load(e: &crate::execution::Execution, object: ObjectId, order: Ordering) -> bool {
-    e.config.weak_memory
+    e.config.memory_model.is_weak()
         && order != Ordering::SeqCst
         && e.current.is_some_and(|me| !e.memory.progress_rule(object.index(), me.index()))
 }
@@ -1001,7 +1001,9 @@ pub fn atomic_rmw(
         let known = Reads::Known { index: newest, newest, value: e.memory.value(o, newest) };
         // Loom's approximation, when asked for: a failing compare-exchange
         // reads the newest store too.
-        let Some(fails) = stale.filter(|_| !e.config.cas_newest) else { return Some((me, step, known)) };
+        let Some(fails) = stale.filter(|_| e.config.memory_model != crate::config::MemoryModel::WeakCasNewest) else {
+            return Some((me, step, known));
+        };
         // Lent for the access, so that it allocates nothing.
         let mut candidates = std::mem::take(&mut e.memory.scratch);
         let sc = failure == Ordering::SeqCst;

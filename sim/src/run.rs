@@ -376,11 +376,7 @@ fn before_abort(first: Option<(&str, &str)>, second: (&str, &str)) -> Option<Str
             choices: e.schedule.clone(),
             fingerprint: if e.config.tracing { e.fingerprint() } else { 0 },
             fair: e.config.fair,
-            memory_model: match (e.config.weak_memory, e.config.cas_newest) {
-                (false, _) => crate::config::MemoryModel::Sc,
-                (true, false) => crate::config::MemoryModel::Weak,
-                (true, true) => crate::config::MemoryModel::WeakCasNewest,
-            },
+            memory_model: e.config.memory_model,
         };
         note.push_str(&format!("samaritan: replay token of the execution so far: {}\n", schedule.to_token()));
         Some(note)

@@ -282,8 +282,7 @@ fn explore_here(
     let exec_config = ExecConfig {
         max_steps: config.max_steps.min(crate::config::MAX_STEPS),
         spurious_failures: config.spurious_failures,
-        weak_memory: config.memory_model.is_weak(),
-        cas_newest: config.memory_model == crate::config::MemoryModel::WeakCasNewest,
+        memory_model: config.memory_model,
         tracing,
         observed: strategy.observes_steps(),
         fair: config.fairness,
