@@ -6,7 +6,7 @@ use loom::sync::{Arc, Condvar, Mutex, Notify};
 use loom::thread;
 use std::rc::Rc;
 
-use crate::{assert_panic, assert_pass, assert_race, check};
+use crate::{assert_panic, assert_pass, assert_race, check, check_with};
 
 #[test]
 fn model_runs_a_correct_program() {
@@ -98,10 +98,7 @@ fn spurious_wakeups_are_off_as_in_loom_unless_asked() {
         t.join().unwrap();
     }
     assert_pass(&check(model), 2);
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = None;
-    builder.spurious_failures = true;
-    let report = builder.to_samaritan().persist(false).progress(false).explore(model).expect("valid settings");
+    let report = check_with(|b| b.spurious_failures = true, model);
     assert_panic(&report, "woke spuriously");
 }
 
@@ -239,27 +236,23 @@ fn atomics_have_loom_extras() {
 
 /// Two threads and the main thread take one lock each, at bound 0.
 fn three_lockers(loom_bound: bool) -> samaritan::Report {
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(0);
-    builder.max_duration = None;
-    builder.loom_bound = loom_bound;
-    builder
-        .to_samaritan()
-        .persist(false)
-        .explore(|| {
-            let lock = Arc::new(loom::sync::Mutex::new(0));
-            let threads: Vec<_> = (0..2)
-                .map(|_| {
-                    let lock = lock.clone();
-                    thread::spawn(move || *lock.lock().unwrap() += 1)
-                })
-                .collect();
-            *lock.lock().unwrap() += 1;
-            for t in threads {
-                t.join().unwrap();
-            }
-        })
-        .unwrap()
+    let bound_0 = |b: &mut loom::model::Builder| {
+        b.preemption_bound = Some(0);
+        b.loom_bound = loom_bound;
+    };
+    check_with(bound_0, || {
+        let lock = Arc::new(loom::sync::Mutex::new(0));
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let lock = lock.clone();
+                thread::spawn(move || *lock.lock().unwrap() += 1)
+            })
+            .collect();
+        *lock.lock().unwrap() += 1;
+        for t in threads {
+            t.join().unwrap();
+        }
+    })
 }
 
 #[test]
@@ -284,13 +277,9 @@ fn a_preemption_bound_runs_bpor_counting_the_bound_as_loom() {
 /// Store buffering through failing compare-exchanges: both reading the
 /// initial value needs a failing compare-exchange to read a stale store.
 fn cas_store_buffering(cas_reads_newest: bool) -> samaritan::Report {
-    let mut builder = loom::model::Builder::new();
-    builder.max_duration = None;
-    builder.cas_reads_newest = cas_reads_newest;
-    builder
-        .to_samaritan()
-        .persist(false)
-        .explore(|| {
+    check_with(
+        |b| b.cas_reads_newest = cas_reads_newest,
+        || {
             let (x, y) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
             let (x2, y2) = (x.clone(), y.clone());
             let t = thread::spawn(move || {
@@ -300,8 +289,8 @@ fn cas_store_buffering(cas_reads_newest: bool) -> samaritan::Report {
             y.store(1, Ordering::Relaxed);
             let seen = x.compare_exchange(7, 8, Ordering::Relaxed, Ordering::Relaxed).unwrap_err();
             assert!(seen + t.join().unwrap() > 0, "both read the initial value");
-        })
-        .unwrap()
+        },
+    )
 }
 
 #[test]

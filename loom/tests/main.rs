@@ -23,7 +23,7 @@ mod support;
 mod treiber;
 
 #[cfg(feature = "sim")]
-use support::{assert_panic, assert_pass, assert_race, check};
+use support::{assert_panic, assert_pass, assert_race, check, check_with};
 
 /// Without `sim` there is no explorer: `model` says how to get one.
 #[cfg(not(feature = "sim"))]

@@ -6,11 +6,20 @@ use samaritan::{Outcome, Report};
 /// (every schedule up to the order of independent steps, no budget).
 #[track_caller]
 pub(crate) fn check(f: impl Fn() + Send + Sync + 'static) -> Report {
+    check_with(|_| {}, f)
+}
+
+/// [`check`] with the builder's settings changed by `configure` first.
+pub(crate) fn check_with(
+    configure: impl FnOnce(&mut loom::model::Builder),
+    f: impl Fn() + Send + Sync + 'static,
+) -> Report {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = None;
     builder.max_permutations = None;
     builder.max_duration = None;
     builder.max_branches = 1_000;
+    configure(&mut builder);
     builder.to_samaritan().persist(false).progress(false).explore(f).expect("valid settings")
 }
 

@@ -10,7 +10,7 @@ use loom::sync::{Arc, Mutex};
 use loom::thread;
 use std::ptr;
 
-use crate::{assert_panic, assert_pass, assert_race, check};
+use crate::{assert_panic, assert_pass, assert_race, check, check_with};
 
 /// Which push and pop the stack runs.
 #[derive(Clone, Copy, PartialEq)]
@@ -161,12 +161,8 @@ fn correct_stack_passes() {
     // with loom's failing compare-exchange (samaritan-loom's default),
     // which reads only the newest head.
     assert_pass(&check(|| push_pop(Variant::Correct)), 206);
-    let mut c11 = loom::model::Builder::new();
-    c11.preemption_bound = None;
-    c11.max_duration = None;
-    c11.cas_reads_newest = false;
-    let report = c11.to_samaritan().persist(false).progress(false).explore(|| push_pop(Variant::Correct)).unwrap();
-    assert_pass(&report, 234);
+    let c11 = check_with(|b| b.cas_reads_newest = false, || push_pop(Variant::Correct));
+    assert_pass(&c11, 234);
     // 12 while each push's weak load of the head was reordered with the
     // other's store.
     assert_pass(&check(|| two_pushes(Variant::Correct)), 8);
