@@ -75,13 +75,7 @@ pub(crate) fn build(spec: &CrateSpec, dir: &Path, target_dir: &Path, log: &Path)
 pub(crate) fn fit_lock(dir: &Path) -> Result<Vec<String>, String> {
     let mut updated = Vec::new();
     for _ in 0..16 {
-        let probe = Command::new("cargo")
-            .args(["metadata", "--format-version", "1"])
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        let probe = cargo_in(dir, &["metadata", "--format-version", "1"])?;
         if probe.status.success() {
             return Ok(updated);
         }
@@ -98,12 +92,7 @@ pub(crate) fn fit_lock(dir: &Path) -> Result<Vec<String>, String> {
             for p in &together {
                 args.extend(["-p".to_string(), p.clone()]);
             }
-            let update = Command::new("cargo")
-                .args(&args)
-                .current_dir(dir)
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|e| format!("cannot run cargo: {e}"))?;
+            let update = cargo_in(dir, &args)?;
             if update.status.success() {
                 break;
             }
@@ -131,18 +120,23 @@ pub(crate) fn take_patch(dir: &Path) -> Result<Vec<String>, String> {
     let lock = fs::read_to_string(dir.join("Cargo.lock")).map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
     let pinned = locked_registry(&lock, "loom");
     for package in &pinned {
-        let update = Command::new("cargo")
-            .args(["update", "-p", package])
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        let update = cargo_in(dir, &["update", "-p", package])?;
         if !update.status.success() {
             let text = String::from_utf8_lossy(&update.stderr);
             return Err(first_error(&text).unwrap_or_else(|| format!("cargo update -p {package} failed")));
         }
     }
     Ok(pinned)
+}
+
+/// Runs cargo with `args` in `dir` (no input) and returns what it did.
+fn cargo_in<S: AsRef<std::ffi::OsStr>>(dir: &Path, args: &[S]) -> Result<std::process::Output, String> {
+    Command::new("cargo")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))
 }
 
 /// The versions of package `name` a lock file takes from a registry, as
